@@ -1,0 +1,94 @@
+// Package validate reads an atlas code-location declaration and the cluster
+// contract, checks them against each other and against the repo, and reports
+// every problem it finds as a Problem with a stable code, a field path and a
+// position.
+package validate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Problem is one thing wrong with the input. It is a value: callers collect
+// them, sort them and print one line each.
+type Problem struct {
+	Code    string `json:"code"`
+	Path    string `json:"path,omitempty"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// String renders the problem on one line: FILE:LINE:COL: CODE path: message (hint).
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		if p.Line > 0 {
+			fmt.Fprintf(&b, ":%d:%d", p.Line, p.Column)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Code)
+	if p.Path != "" {
+		b.WriteString(" " + p.Path)
+	}
+	b.WriteString(": " + oneLine(p.Message))
+	if p.Hint != "" {
+		b.WriteString(" (" + oneLine(p.Hint) + ")")
+	}
+	return b.String()
+}
+
+// Problems is a list of problems; as an error it prints one problem per line.
+type Problems []Problem
+
+// Error joins the problems, one per line, in a stable order.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps.Sorted() {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Sorted returns a copy ordered by file, line, column, code and path, without
+// exact duplicates.
+func (ps Problems) Sorted() Problems {
+	out := slices.Clone(ps)
+	slices.SortStableFunc(out, func(a, b Problem) int {
+		return cmp.Or(
+			cmp.Compare(a.File, b.File),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Column, b.Column),
+			cmp.Compare(a.Code, b.Code),
+			cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+	return slices.Compact(out)
+}
+
+// Pos is a position in a file.
+type Pos struct {
+	File   string
+	Line   int
+	Column int
+}
+
+// At builds a problem located at pos.
+func (pos Pos) At(code, path, message, hint string) Problem {
+	return Problem{Code: code, Path: path, File: pos.File, Line: pos.Line, Column: pos.Column, Message: message, Hint: hint}
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\r", " ")), " ")
+}
