@@ -382,3 +382,9 @@ func readLimited(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// DeclarationSchema is the JSON Schema of code-location.manifest.yaml, for
+// editors; the Go checks remain the authority.
+//
+//go:embed schema.json
+var DeclarationSchema []byte

@@ -83,6 +83,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // subcommands lists the commands; each lives in its own file.
 func subcommands() []*cobra.Command {
 	return []*cobra.Command{
+		newRenderCmd(),
+		newValidateCmd(),
+		newSchemaCmd(),
+		newContractCmd(),
 		newVersionCmd(),
 	}
 }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// validationReport is the JSON form of `validate -o json`.
+type validationReport struct {
+	Valid        bool               `json:"valid"`
+	CodeLocation string             `json:"codeLocation,omitempty"`
+	Objects      int                `json:"objects,omitempty"`
+	Problems     []validate.Problem `json:"problems"`
+}
+
+func newValidateCmd() *cobra.Command {
+	var f renderFlags
+	var output string
+	cmd := &cobra.Command{
+		Use:   "validate [DIR]",
+		Short: "Check a code-location without printing its manifests",
+		Long: `Validate runs every render-time check (declaration, contract, repo, kustomize
+build, policy) and reports all problems. -o json prints a report with each
+problem's code, path, file, line, column, message and hint.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
+			}
+			report, err := validateDir(&f, dirArg(args))
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSONReport(cmd, report)
+			}
+			if !report.Valid {
+				return validate.Problems(report.Problems)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d objects)\n", report.CodeLocation, report.Objects)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+// validateDir renders dir and turns the outcome into a report; only
+// internal errors are returned as errors.
+func validateDir(f *renderFlags, dir string) (*validationReport, error) {
+	report := &validationReport{Problems: []validate.Problem{}}
+	req, err := f.request(dir)
+	if err == nil {
+		var res *render.Result
+		res, err = render.Render(req)
+		if err == nil {
+			report.Valid, report.CodeLocation, report.Objects = true, res.Declaration.CodeLocation, len(res.Objects)
+			return report, nil
+		}
+	}
+	problems, ok := err.(validate.Problems)
+	if !ok {
+		return nil, err
+	}
+	report.Problems = problems.Sorted()
+	return report, nil
+}
+
+// writeJSONReport prints the report; an invalid input still exits 1, with
+// the JSON on stdout (the machine-readable channel) and nothing on stderr.
+func writeJSONReport(cmd *cobra.Command, report *validationReport) error {
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(report); err != nil {
+		return err
+	}
+	if !report.Valid {
+		return exitError{code: exitInvalid}
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// build runs kustomize in-process on root: load restrictor root-only, no
+// plugins, no Helm, and nothing remote (checked before the build, since
+// kustomize would otherwise clone or download).
+func build(root string) ([]*yaml.RNode, validate.Problems) {
+	if problems := scanKustomizations(root); len(problems) > 0 {
+		return nil, problems
+	}
+	k := krusty.MakeKustomizer(&krusty.Options{
+		Reorder:          krusty.ReorderOptionNone,
+		LoadRestrictions: types.LoadRestrictionsRootOnly,
+		PluginConfig:     types.DisabledPluginConfig(),
+	})
+	rm, err := k.Run(filesys.MakeFsOnDisk(), root)
+	if err != nil {
+		return nil, validate.Problems{{Code: CodeKustomizeBuild, File: kustomizationFile(root), Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}
+	}
+	resources := rm.Resources()
+	if len(resources) == 0 {
+		return nil, validate.Problems{{Code: CodeKustomizeEmpty, File: kustomizationFile(root), Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}
+	}
+	objs := make([]*yaml.RNode, len(resources))
+	for i, r := range resources {
+		objs[i] = &r.RNode
+	}
+	return objs, nil
+}
+
+// kustomizationFile returns the kustomization file of a root, for messages.
+func kustomizationFile(root string) string {
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		p := filepath.Join(root, name)
+		if _, err := os.Lstat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(root, konfig.DefaultKustomizationFileName())
+}
+
+// scanKustomizations walks the kustomization tree from root and refuses
+// every reference kustomize would fetch (git clones, http files) and Helm
+// inflation. Local bases are followed; kustomize itself enforces the root.
+func scanKustomizations(root string) validate.Problems {
+	s := &scanner{seen: map[string]bool{}}
+	s.scan(root)
+	return s.problems
+}
+
+type scanner struct {
+	seen     map[string]bool
+	problems validate.Problems
+}
+
+// pathFields are the kustomization fields holding lists of paths or URLs.
+var pathFields = []string{"resources", "components", "bases", "crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge"}
+
+func (s *scanner) scan(dir string) {
+	if s.seen[dir] || len(s.seen) > 1000 {
+		return
+	}
+	s.seen[dir] = true
+	file := kustomizationFile(dir)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return // kustomize reports it, with its own words
+	}
+	node, err := yaml.Parse(string(data))
+	if err != nil || node.YNode().Kind != yaml.MappingNode {
+		return
+	}
+	for _, f := range []string{"helmCharts", "helmChartInflationGenerator", "helmGlobals"} {
+		if v := node.Field(f); v != nil {
+			s.add(file, v.Key.YNode(), CodeKustomizeHelm, f, "Helm chart inflation is disabled", "render the chart into the repo (helm template) and list the output under resources:")
+		}
+	}
+	for _, f := range pathFields {
+		for _, item := range sequence(node, f) {
+			s.entry(dir, file, f, item)
+		}
+	}
+	for _, f := range []string{"patches", "patchesJson6902", "replacements"} {
+		for _, item := range sequence(node, f) {
+			if p := item.Field("path"); p != nil {
+				s.checkRef(file, p.Value.YNode(), f+".path")
+			}
+		}
+	}
+	for _, f := range []string{"configMapGenerator", "secretGenerator"} {
+		for _, gen := range sequence(node, f) {
+			for _, sub := range []string{"files", "envs"} {
+				for _, item := range sequence(gen, sub) {
+					_, path, _ := strings.Cut(item.YNode().Value, "=")
+					if !strings.Contains(item.YNode().Value, "=") {
+						path = item.YNode().Value
+					}
+					s.checkRef(file, item.YNode(), f+"."+sub, path)
+				}
+			}
+			if e := gen.Field("env"); e != nil {
+				s.checkRef(file, e.Value.YNode(), f+".env")
+			}
+		}
+	}
+	if o := node.Field("openapi"); o != nil {
+		if p := o.Value.Field("path"); p != nil {
+			s.checkRef(file, p.Value.YNode(), "openapi.path")
+		}
+	}
+}
+
+func sequence(node *yaml.RNode, field string) []*yaml.RNode {
+	f := node.Field(field)
+	if f == nil || f.Value.YNode().Kind != yaml.SequenceNode {
+		return nil
+	}
+	items, _ := f.Value.Elements()
+	return items
+}
+
+// entry checks one resources/components/... item and follows local folders.
+func (s *scanner) entry(dir, file, field string, item *yaml.RNode) {
+	n := item.YNode()
+	if n.Kind != yaml.ScalarNode || strings.Contains(n.Value, "\n") {
+		return // an inline patch or generator config
+	}
+	if !s.checkRef(file, n, field) {
+		return
+	}
+	if filepath.IsAbs(n.Value) {
+		return // kustomize refuses it under the root-only restrictor
+	}
+	sub := filepath.Join(dir, n.Value)
+	if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
+		s.scan(sub)
+	}
+}
+
+// checkRef refuses a remote reference; value defaults to the node's value.
+func (s *scanner) checkRef(file string, n *yaml.Node, field string, value ...string) bool {
+	v := n.Value
+	if len(value) > 0 {
+		v = value[0]
+	}
+	if !isRemote(v) {
+		return true
+	}
+	s.add(file, n, CodeKustomizeRemote, field, fmt.Sprintf("%q is remote; codeloc never fetches anything", v), "vendor the manifests into the repo and refer to them by a relative path")
+	return false
+}
+
+func (s *scanner) add(file string, n *yaml.Node, code, field, msg, hint string) {
+	s.problems = append(s.problems, validate.Problem{Code: code, Path: field, File: file, Line: n.Line, Column: n.Column, Message: msg, Hint: hint})
+}
+
+// isRemote reports whether kustomize would fetch ref over the network: a
+// URL with a scheme, a forced git:: reference, an scp-like user@host form or
+// a github.com path (kustomize's own rules for git and http references).
+func isRemote(ref string) bool {
+	r := strings.ToLower(strings.TrimSpace(ref))
+	if strings.Contains(r, "://") || strings.HasPrefix(r, "git::") {
+		return true
+	}
+	head, _, _ := strings.Cut(r, "/")
+	if strings.Contains(head, "@") {
+		return true
+	}
+	head, _, _ = strings.Cut(head, ":")
+	return head == "github.com" || head == "www.github.com"
+}

@@ -1,0 +1,112 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// Sync waves of the app objects, by role.
+const (
+	WaveConfig    = 0
+	WaveStorage   = 1
+	WaveServices  = 2
+	WaveWorkloads = 3
+	WaveIngress   = 4
+	WaveRecord    = 5
+)
+
+var waveByKind = map[string]int{
+	"ServiceAccount": WaveConfig, "ConfigMap": WaveConfig, "Role": WaveConfig, "RoleBinding": WaveConfig,
+	"NetworkPolicy": WaveConfig, "PodDisruptionBudget": WaveConfig,
+	"PersistentVolumeClaim": WaveStorage,
+	"Service":               WaveServices, "Endpoints": WaveServices, "EndpointSlice": WaveServices,
+	"Ingress": WaveIngress, "HTTPRoute": WaveIngress, "GRPCRoute": WaveIngress, "TCPRoute": WaveIngress, "TLSRoute": WaveIngress,
+}
+
+// kindOrder orders kinds inside a wave (dependencies first, as kubectl and
+// Helm do); other kinds follow, by name.
+var kindOrder = []string{
+	"ServiceAccount", "ConfigMap", "Role", "RoleBinding", "NetworkPolicy", "PodDisruptionBudget",
+	"PersistentVolumeClaim", "Service", "Endpoints", "EndpointSlice",
+	"Pod", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "HorizontalPodAutoscaler", "Job", "CronJob",
+	"Ingress", "HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute",
+}
+
+// assignWaves sets the sync wave of every non-hook object by its role.
+func (in *instance) assignWaves(objs []*yaml.RNode) error {
+	record := RecordName(in.d.CodeLocation)
+	for _, o := range objs {
+		if _, isHook := o.GetAnnotations()[AnnoHook]; isHook {
+			continue
+		}
+		wave, ok := waveByKind[o.GetKind()]
+		if !ok {
+			wave = WaveWorkloads
+		}
+		if o.GetKind() == "ConfigMap" && o.GetName() == record {
+			wave = WaveRecord
+		}
+		if err := o.PipeE(yaml.SetAnnotation(AnnoSyncWave, strconv.Itoa(wave))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkConflicts refuses atlas objects named like the ones codeloc emits.
+func (in *instance) checkConflicts(atlas, emitted []*yaml.RNode) validate.Problems {
+	ours := map[string]bool{}
+	for _, o := range emitted {
+		ours[objectRef(o)] = true
+	}
+	var ps validate.Problems
+	for _, o := range atlas {
+		if ours[objectRef(o)] {
+			ps = append(ps, in.problem(o, CodeNameConflict, "metadata.name", fmt.Sprintf("%s is emitted by codeloc", objectRef(o)), "rename the object"))
+		}
+	}
+	return ps
+}
+
+type sortKey struct {
+	phase, wave, kind int
+	kindName, name    string
+}
+
+func keyOf(o *yaml.RNode) sortKey {
+	a := o.GetAnnotations()
+	k := sortKey{phase: 1, kindName: o.GetKind(), name: o.GetName()}
+	if a[AnnoHook] == "PreSync" {
+		k.phase = 0
+	}
+	k.wave, _ = strconv.Atoi(a[AnnoSyncWave])
+	k.kind = slices.Index(kindOrder, k.kindName)
+	if k.kind < 0 {
+		k.kind = len(kindOrder)
+	}
+	return k
+}
+
+// sortObjects orders objects by (phase, wave, kind order, kind, name).
+func sortObjects(objs []*yaml.RNode) {
+	keys := make(map[*yaml.RNode]sortKey, len(objs))
+	for _, o := range objs {
+		keys[o] = keyOf(o)
+	}
+	slices.SortStableFunc(objs, func(x, y *yaml.RNode) int {
+		a, b := keys[x], keys[y]
+		return cmp.Or(cmp.Compare(a.phase, b.phase), cmp.Compare(a.wave, b.wave), cmp.Compare(a.kind, b.kind),
+			cmp.Compare(a.kindName, b.kindName), cmp.Compare(a.name, b.name))
+	})
+}
+
+func sortedKeys[V any](mp map[string]V) []string {
+	return slices.Sorted(maps.Keys(mp))
+}
