@@ -45,6 +45,9 @@ var forbiddenKinds = map[string]string{
 type instance struct {
 	d *validate.Declaration
 	c *validate.Contract
+	// file is the root kustomization, where object problems are reported:
+	// kustomize does not tell which file an object came from.
+	file string
 }
 
 // applyPolicy checks each built object and edits it in place: namespace
@@ -64,7 +67,7 @@ func (in *instance) problem(o *yaml.RNode, code, field, msg, hint string) valida
 	if field != "" {
 		path += "." + field
 	}
-	return validate.Problem{Code: code, Path: path, Message: msg, Hint: hint}
+	return validate.Problem{Code: code, Path: path, File: in.file, Message: msg, Hint: hint}
 }
 
 func (in *instance) policy(o *yaml.RNode) validate.Problems {

@@ -8,6 +8,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +28,9 @@ type Request struct {
 	// Namespace, when set, is the Application's destination namespace; it
 	// must equal the contract's.
 	Namespace string
+	// DisplayBase is the folder paths in messages are shown relative to
+	// (the repo root in the sidecar); "" means the working directory.
+	DisplayBase string
 	// APIVersions, when not nil, are the group/versions (and group/version/kind)
 	// the destination cluster serves; the output's needs are checked against them.
 	APIVersions []string
@@ -41,6 +45,14 @@ type Result struct {
 // Render validates and builds a code-location. On any problem it returns
 // validate.Problems and no objects; other errors are internal.
 func Render(req Request) (*Result, error) {
+	res, err := render(req)
+	if problems, ok := err.(validate.Problems); ok {
+		return nil, present(problems, req.DisplayBase)
+	}
+	return res, err
+}
+
+func render(req Request) (*Result, error) {
 	d, problems := Validate(req)
 	if len(problems) > 0 {
 		return nil, problems.Sorted()
@@ -53,7 +65,7 @@ func Render(req Request) (*Result, error) {
 	if len(problems) > 0 {
 		return nil, problems.Sorted()
 	}
-	in := &instance{d: d, c: req.Contract}
+	in := &instance{d: d, c: req.Contract, file: kustomizationFile(root)}
 	if problems := in.applyPolicy(objs); len(problems) > 0 {
 		return nil, problems.Sorted()
 	}
@@ -140,4 +152,31 @@ func Write(objs []*yaml.RNode) ([]byte, error) {
 		buf.WriteString(s)
 	}
 	return buf.Bytes(), nil
+}
+
+// present sorts problems and shows the paths in them relative to base, so
+// that messages do not depend on where the repo was unpacked (the
+// repo-server uses a random temporary folder per request).
+func present(problems validate.Problems, base string) validate.Problems {
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	bases := []string{}
+	if abs, err := filepath.Abs(base); err == nil && abs != "/" {
+		bases = append(bases, abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			bases = append(bases, real)
+		}
+	}
+	out := make(validate.Problems, len(problems))
+	for i, p := range problems {
+		for _, b := range bases {
+			if rel, err := filepath.Rel(b, p.File); err == nil && filepath.IsAbs(p.File) && !strings.HasPrefix(rel, "..") {
+				p.File = rel
+			}
+			p.Message = strings.ReplaceAll(p.Message, b+string(filepath.Separator), "")
+		}
+		out[i] = p
+	}
+	return out.Sorted()
 }

@@ -152,7 +152,7 @@ func ParseContract(file string, data []byte) (*Contract, Problems) {
 				w.mapping(item, ip, []field{
 					{"name", true, w.str(&db.Name)},
 					{"host", true, w.str(&db.Host)},
-					{"port", true, w.integer(&db.Port)},
+					{"port", true, w.int(&db.Port)},
 					{"dbname", true, w.str(&db.DBName)},
 					{"sslMode", false, w.str(&db.SSLMode)},
 					{"credentialsSecret", true, w.str(&db.CredentialsSecret)},
@@ -195,20 +195,20 @@ func ParseContract(file string, data []byte) (*Contract, Problems) {
 				{"memory", true, w.quantity(&c.Budgets.Memory)},
 				{"disk", false, w.quantity(&c.Budgets.Disk)},
 				{"buckets", false, w.quantity(&c.Budgets.Buckets)},
-				{"headroomPercent", false, w.integer(&c.Budgets.HeadroomPercent)},
+				{"headroomPercent", false, w.int(&c.Budgets.HeadroomPercent)},
 			})
 		}},
 		{"ceph", false, func(n *yaml.Node, path string) {
 			w.mapping(n, path, []field{
 				{"namespace", false, w.str(&c.Ceph.Namespace)},
-				{"replicaSize", false, w.integer(&c.Ceph.ReplicaSize)},
+				{"replicaSize", false, w.int(&c.Ceph.ReplicaSize)},
 			})
 		}},
 		{"jobs", true, func(n *yaml.Node, path string) {
 			w.mapping(n, path, []field{
 				{"image", true, w.str(&c.Jobs.Image)},
-				{"backoffLimit", false, w.integer(&c.Jobs.BackoffLimit)},
-				{"activeDeadlineSeconds", false, w.integer(&c.Jobs.ActiveDeadlineSeconds)},
+				{"backoffLimit", false, w.int(&c.Jobs.BackoffLimit)},
+				{"activeDeadlineSeconds", false, w.int(&c.Jobs.ActiveDeadlineSeconds)},
 				{"cpu", false, w.quantity(&c.Jobs.CPU)},
 				{"memory", false, w.quantity(&c.Jobs.Memory)},
 			})

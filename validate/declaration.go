@@ -138,7 +138,11 @@ func ParseDeclaration(file string, data []byte) (*Declaration, Problems) {
 		{"codeLocation", true, w.str(&d.CodeLocation)},
 		{"ready", true, w.boolean(&d.Ready)},
 		{"revision", true, w.str(&d.Revision)},
-		{"contractVersion", true, w.integer(&d.ContractVersion)},
+		{"contractVersion", true, func(n *yaml.Node, path string) {
+			if w.integer(&d.ContractVersion)(n, path) && d.ContractVersion < 1 {
+				w.add(n, CodeBadContractVersion, path, fmt.Sprintf("%d is not a contract version", d.ContractVersion), "contract versions start at 1")
+			}
+		}},
 		{"resources", true, func(n *yaml.Node, path string) {
 			w.mapping(n, path, []field{
 				{"cpu", true, w.quantity(&d.Resources.CPU)},
@@ -185,16 +189,13 @@ func (d *Declaration) checkForm() Problems {
 		if v == "" {
 			return // already reported as missing or mistyped
 		}
-		if errs := validation.IsDNS1123Label(v); len(errs) > 0 {
-			add(CodeBadName, path, fmt.Sprintf("%q is not a DNS-1123 label: %s", v, errs[0]), "use lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit")
+		if len(validation.IsDNS1123Label(v)) > 0 {
+			add(CodeBadName, path, fmt.Sprintf("%q is not a DNS-1123 label", v), "use lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit")
 		}
 	}
 	label("codeLocation", d.CodeLocation)
 	if _, ok := d.Pos["revision"]; ok && d.Revision != "" && !revisionRE.MatchString(d.Revision) {
 		add(CodeBadRevision, "revision", fmt.Sprintf("%q is not a git SHA of 7 to 40 lowercase hex digits", d.Revision), "write the commit's SHA, e.g. git rev-parse --short HEAD")
-	}
-	if _, ok := d.Pos["contractVersion"]; ok && d.ContractVersion < 1 {
-		add(CodeBadContractVersion, "contractVersion", fmt.Sprintf("%d is not a contract version", d.ContractVersion), "contract versions start at 1")
 	}
 	names := func(field string, vals []string, check func(path, v string)) {
 		path := "dependsOn." + field

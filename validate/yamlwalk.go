@@ -223,19 +223,26 @@ func (w *walker) kind(n *yaml.Node, path string, want yaml.Kind) bool {
 	return false
 }
 
+var tagWord = map[string]string{"!!str": "a string", "!!int": "an integer", "!!bool": "a boolean", "!!float": "a number"}
+
 func (w *walker) scalar(n *yaml.Node, path string, tags ...string) bool {
-	if !w.kind(n, path, yaml.ScalarNode) {
+	want := tagWord[tags[0]]
+	if n.Kind != yaml.ScalarNode {
+		hint := "write " + want
+		if n.Kind == yaml.AliasNode {
+			hint = "YAML aliases are not accepted; write the value out"
+		}
+		w.add(n, CodeWrongType, path, fmt.Sprintf("expected %s, got %s", want, kindName(n)), hint)
 		return false
 	}
 	if slices.Contains(tags, n.ShortTag()) {
 		return true
 	}
-	want := map[string]string{"!!str": "string", "!!int": "integer", "!!bool": "boolean", "!!float": "number"}[tags[0]]
-	hint := "write a " + want
+	hint := "write " + want
 	if tags[0] == "!!str" && n.ShortTag() != "!!null" {
 		hint = fmt.Sprintf("quote it: \"%s\"", n.Value)
 	}
-	w.add(n, CodeWrongType, path, fmt.Sprintf("expected a %s, got %s", want, kindName(n)), hint)
+	w.add(n, CodeWrongType, path, fmt.Sprintf("expected %s, got %s", want, kindName(n)), hint)
 	return false
 }
 
@@ -255,18 +262,26 @@ func (w *walker) boolean(dst *bool) func(*yaml.Node, string) {
 	}
 }
 
-func (w *walker) integer(dst *int) func(*yaml.Node, string) {
-	return func(n *yaml.Node, path string) {
+// integer decodes an int; unlike the other decoders its function reports
+// whether it succeeded, so callers can add range checks.
+func (w *walker) integer(dst *int) func(*yaml.Node, string) bool {
+	return func(n *yaml.Node, path string) bool {
 		if !w.scalar(n, path, "!!int") {
-			return
+			return false
 		}
 		v, err := strconv.ParseInt(n.Value, 0, 32)
 		if err != nil {
 			w.add(n, CodeWrongType, path, fmt.Sprintf("%q is not a 32-bit integer", n.Value), "write a small whole number")
-			return
+			return false
 		}
 		*dst = int(v)
+		return true
 	}
+}
+
+// int adapts integer to a field decoder.
+func (w *walker) int(dst *int) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) { w.integer(dst)(n, path) }
 }
 
 // quantity accepts a Kubernetes quantity written as a string or a number.
