@@ -87,6 +87,7 @@ func subcommands() []*cobra.Command {
 		newValidateCmd(),
 		newSchemaCmd(),
 		newContractCmd(),
+		newApplicationCmd(),
 		newVersionCmd(),
 	}
 }

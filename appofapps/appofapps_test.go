@@ -1,0 +1,272 @@
+package appofapps
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/Masterminds/sprig/v3"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+const (
+	fixtures = "../fixtures"
+	graphs   = "../fixtures/appofapps"
+	repoURL  = "https://git.example/atlas.git"
+)
+
+// exampleContract is the embedded example contract.
+func exampleContract(t *testing.T) *validate.Contract {
+	t.Helper()
+	c, ps := validate.LoadContract("")
+	if len(ps) > 0 {
+		t.Fatalf("example contract: %v", ps)
+	}
+	return c
+}
+
+// generate runs Generate and renders its result as the CLI would: the stream,
+// or "error:" and one problem per line.
+func generate(t *testing.T, dirs []string, opts Options) string {
+	t.Helper()
+	if opts.RepoURL == "" {
+		opts.RepoURL = repoURL
+	}
+	opts.Contract = exampleContract(t)
+	apps, err := Generate(dirs, opts)
+	if err != nil {
+		return "error:\n" + err.Error() + "\n"
+	}
+	return string(Stream(apps))
+}
+
+// golden compares got with testdata/NAME.golden, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./appofapps/ -update)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
+	}
+}
+
+func in(root string, names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = filepath.Join(root, n)
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		dirs []string
+		opts Options
+	}{
+		// The issue's example: citation depends on mediawatch.
+		{"fixtures", in(fixtures, "mediawatch", "citation"), Options{RepoRoot: fixtures}},
+		// Given dependents first: the output is still sorted by wave.
+		{"chain", in(graphs, "chain/marts", "chain/staging", "chain/raw"), Options{RepoRoot: graphs}},
+		{"diamond", in(graphs, "diamond/report", "diamond/right", "diamond/left", "diamond/sources"), Options{RepoRoot: graphs}},
+		// Only the tail of the chain: staging counts as already deployed.
+		{"chain-partial", in(graphs, "chain/marts"), Options{RepoRoot: graphs, Revision: "main", Project: "atlas"}},
+		{"cycle", in(graphs, "cycle/alpha", "cycle/beta", "cycle/gamma", "chain/raw"), Options{RepoRoot: graphs}},
+		// ghost is not given: already deployed by default, an error with --strict.
+		{"unknown", in(graphs, "unknown/orphan", "unknown/known"), Options{RepoRoot: graphs}},
+		{"unknown-strict", in(graphs, "unknown/orphan", "unknown/known", "chain/marts", "chain/staging"), Options{RepoRoot: graphs, Strict: true}},
+		{"duplicate", append(in(fixtures, "citation", "mediawatch"), in(graphs, "duplicate/citation")...), Options{RepoRoot: ".."}},
+		// The same directory twice is read once.
+		{"same-dir-twice", in(fixtures, "mediawatch", "mediawatch"), Options{RepoRoot: fixtures}},
+		// Without --repo-root, paths are relative to the git top level.
+		{"git-top-level", in(fixtures, "mediawatch"), Options{}},
+		{"invalid-declaration", in(graphs, "chain"), Options{RepoRoot: graphs}},
+		{"operator-template", in(fixtures, "mediawatch", "citation"), Options{RepoRoot: fixtures, Template: "testdata/templates/operator.yaml"}},
+		{"template-env", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/env.yaml"}},
+		{"template-readfile", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/readfile.yaml"}},
+		{"template-syntax", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/syntax.yaml"}},
+		{"template-field", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/field.yaml"}},
+		{"template-not-application", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/not-application.yaml"}},
+		{"template-two-documents", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/two-documents.yaml"}},
+		{"template-missing", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/absent.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			golden(t, tt.name, generate(t, tt.dirs, tt.opts))
+		})
+	}
+}
+
+// TestWaves checks the depths directly, independently of any template.
+func TestWaves(t *testing.T) {
+	decl := func(name string, deps ...string) *validate.Declaration {
+		return &validate.Declaration{CodeLocation: name, DependsOn: validate.DependsOn{CodeLocations: deps}}
+	}
+	tests := []struct {
+		name  string
+		decls []*validate.Declaration
+		want  map[string]int
+	}{
+		{"none", nil, map[string]int{}},
+		{"independent", []*validate.Declaration{decl("a"), decl("b")}, map[string]int{"a": 0, "b": 0}},
+		{"outside", []*validate.Declaration{decl("a", "elsewhere")}, map[string]int{"a": 0}},
+		{"longest path wins", []*validate.Declaration{decl("d", "a", "c"), decl("c", "b"), decl("b", "a"), decl("a")},
+			map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ps := Waves(tt.decls, false)
+			if len(ps) > 0 {
+				t.Fatal(ps)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("waves (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCycleReportedOnce: a cycle reached from several entry points is one
+// problem, starting at its smallest name.
+func TestCycleReportedOnce(t *testing.T) {
+	decl := func(name string, deps ...string) *validate.Declaration {
+		return &validate.Declaration{CodeLocation: name, File: name + ".yaml", DependsOn: validate.DependsOn{CodeLocations: deps}}
+	}
+	_, ps := Waves([]*validate.Declaration{decl("top", "c"), decl("c", "b"), decl("b", "a"), decl("a", "c"), decl("z", "b")}, false)
+	if len(ps) != 1 || ps[0].Code != CodeDependencyCycle || !strings.Contains(ps[0].Message, "a -> c -> b -> a") {
+		t.Fatalf("want one cycle a -> c -> b -> a, got:\n%v", ps)
+	}
+}
+
+// TestRemovedFunctions: each removed function exists in sprig (so removing it
+// means something), is absent from the map, and a template calling it is
+// refused with a message naming the function, the file and the line.
+func TestRemovedFunctions(t *testing.T) {
+	sprigFuncs := sprig.TxtFuncMap()
+	ours := funcMap()
+	for name, why := range removedFuncs {
+		if _, ok := sprigFuncs[name]; !ok {
+			t.Errorf("%s is not a sprig function", name)
+		}
+		if _, ok := ours[name]; ok {
+			t.Errorf("%s is still available", name)
+		}
+		src := fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ %s }}\n", name)
+		_, ps := ParseTemplate("t.yaml", []byte(src))
+		want := validate.Problem{Code: CodeTemplateFunction, File: "t.yaml", Line: 4, Column: 1,
+			Message: fmt.Sprintf("function %q is not available: %s", name, why)}
+		if len(ps) != 1 || !cmp.Equal(want, ps[0], cmpIgnoreHint) {
+			t.Errorf("%s: got %v", name, ps)
+		}
+	}
+	for _, name := range []string{"env", "expandenv", "getHostByName", "now", "randAlphaNum", "uuidv4"} {
+		if _, ok := removedFuncs[name]; !ok {
+			t.Errorf("%s must be removed", name)
+		}
+	}
+}
+
+var cmpIgnoreHint = cmp.Comparer(func(a, b validate.Problem) bool {
+	a.Hint, b.Hint = "", ""
+	return a == b
+})
+
+// TestNoGitTopLevel: without --repo-root, a directory outside any git work
+// tree is a usage error, not a guess.
+func TestNoGitTopLevel(t *testing.T) {
+	dir := t.TempDir()
+	cl := filepath.Join(dir, "mediawatch")
+	if err := os.MkdirAll(cl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(fixtures, "mediawatch", validate.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cl, validate.ManifestFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Generate([]string{cl}, Options{RepoURL: repoURL, Contract: exampleContract(t)})
+	var ps validate.Problems
+	if err == nil || errors.As(err, &ps) || !strings.Contains(err.Error(), "pass --repo-root") {
+		t.Fatalf("want a usage error asking for --repo-root, got %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	apps, err := Generate([]string{cl}, Options{RepoURL: repoURL, Contract: exampleContract(t)})
+	if err != nil || len(apps) != 1 || !strings.Contains(string(apps[0].YAML), `path: "mediawatch"`) {
+		t.Fatalf("want path mediawatch under the .git folder, got %v %v", apps, err)
+	}
+}
+
+func TestOutsideRepoRoot(t *testing.T) {
+	_, err := Generate(in(fixtures, "mediawatch"), Options{RepoURL: repoURL, RepoRoot: graphs, Contract: exampleContract(t)})
+	if err == nil || !strings.Contains(err.Error(), "is not inside the repo root") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	c := exampleContract(t)
+	for name, tc := range map[string]struct {
+		dirs []string
+		opts Options
+	}{
+		"no dir":       {nil, Options{RepoURL: repoURL, Contract: c}},
+		"no repo URL":  {in(fixtures, "mediawatch"), Options{Contract: c}},
+		"spaced URL":   {in(fixtures, "mediawatch"), Options{RepoURL: "https://x y", Contract: c}},
+		"no contract":  {in(fixtures, "mediawatch"), Options{RepoURL: repoURL}},
+		"spaced value": {in(fixtures, "mediawatch"), Options{RepoURL: repoURL, Revision: "a b", Contract: c}},
+	} {
+		if _, err := Generate(tc.dirs, tc.opts); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
+
+func TestWriteFiles(t *testing.T) {
+	apps, err := Generate(in(fixtures, "mediawatch", "citation"), Options{RepoURL: repoURL, RepoRoot: fixtures, Contract: exampleContract(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "cluster-apps")
+	if err := WriteFiles(dir, apps); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{"citation.yaml", "mediawatch.yaml"}, names); diff != "" {
+		t.Fatalf("files (-want +got):\n%s", diff)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "citation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(apps[1].YAML), string(got)); diff != "" {
+		t.Errorf("citation.yaml (-want +got):\n%s", diff)
+	}
+}
