@@ -1,0 +1,18 @@
+-- codeloc:no-transaction
+-- Plain-SQL twin of fixtures/citation/migrations/001-researchers-hnsw.sql
+-- (Debian 12 has no pgvector): a real[] embedding and a btree index built
+-- CONCURRENTLY, which needs to run outside a transaction.
+CREATE TABLE IF NOT EXISTS researchers (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    orcid       text UNIQUE,
+    full_name   text NOT NULL,
+    affiliation text,
+    embedding   real[] NOT NULL CHECK (cardinality(embedding) = 384),
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX CONCURRENTLY IF NOT EXISTS researchers_full_name
+    ON researchers (full_name);
+
+CREATE INDEX CONCURRENTLY IF NOT EXISTS researchers_affiliation
+    ON researchers (affiliation) WHERE affiliation IS NOT NULL;
