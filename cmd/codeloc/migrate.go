@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/cobra"
+
+	"github.com/codeloc/codeloc/migrate"
+)
+
+// Defaults and bounds of `codeloc migrate`.
+const (
+	migrateTerminationLog = "/dev/termination-log"
+	migrateTerminationMax = 4096 // Kubernetes keeps at most 4096 bytes
+)
+
+var (
+	migrateCodeLocationRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	migrateRevisionRE     = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+)
+
+// migrateRun is one `codeloc migrate`.
+type migrateRun struct {
+	dir, codeLocation, revision string
+	dryRun                      bool
+	terminationLog              string // "" = none
+	createTerminationLog        bool   // the flag was given: create the file
+}
+
+func newMigrateCmd() *cobra.Command {
+	mr := migrateRun{terminationLog: migrateTerminationLog}
+	cmd := &cobra.Command{
+		Use:   "migrate --dir DIR --code-location NAME [--revision SHA] [--dry-run] [--termination-log FILE] [FILE...]",
+		Short: "Apply a code-location's SQL migrations to PostgreSQL (the PreSync migration Job)",
+		Long: `Migrate applies the listed FILEs of DIR in the given order (every *.sql of DIR
+in lexical order when none is listed), each once per code-location, and
+records them in the ledger table codeloc_schema_migrations with their sha256.
+
+It connects with DATABASE_URL when set, else with libpq's PG* variables
+(PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE, ...), and holds a
+session advisory lock per code-location for the whole run: concurrent runs
+wait for each other. Each pending file runs in its own transaction together
+with its ledger row, unless its first line is exactly
+
+    -- codeloc:no-transaction
+
+(for CREATE INDEX CONCURRENTLY): it then runs statement by statement outside
+a transaction, and its ledger row is written after it succeeded.
+
+A file already applied whose content changed fails the run before anything
+is applied: write a new migration instead of editing an applied one.
+
+Progress goes to stdout ("applied 001-x.sql (12 ms)"), warnings and errors to
+stderr; the last line is a one-line summary, also written to the termination
+message file. Exit codes: 0 done, 1 the migration failed or the input is
+invalid, 2 usage.`,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			mr.createTerminationLog = cmd.Flags().Changed("termination-log")
+			return mr.run(cmd.Context(), files, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&mr.dir, "dir", "", "folder holding the .sql files (required)")
+	fl.StringVar(&mr.codeLocation, "code-location", "", "code-location the migrations belong to: ledger rows and lock (required)")
+	fl.StringVar(&mr.revision, "revision", "", "git revision (7-40 lowercase hex) recorded with each applied file")
+	fl.BoolVar(&mr.dryRun, "dry-run", false, "list what would be applied; write nothing (still takes the lock and reads the ledger)")
+	fl.StringVar(&mr.terminationLog, "termination-log", mr.terminationLog, "file receiving the summary line (ignored when it cannot be opened; empty: none)")
+	_ = cmd.MarkFlagRequired("dir")
+	_ = cmd.MarkFlagRequired("code-location")
+	return cmd
+}
+
+// run loads the files, connects and applies them.
+func (mr migrateRun) run(ctx context.Context, names []string, stdout, stderr io.Writer) error {
+	if err := mr.checkFlags(); err != nil {
+		return usageError{err}
+	}
+	ctx, stop := migrateSignals(ctx)
+	defer stop()
+	sum := migrate.Summary{CodeLocation: mr.codeLocation, DryRun: mr.dryRun}
+	files, err := migrate.Load(mr.dir, names)
+	if err != nil {
+		return mr.fail(sum, err)
+	}
+	cfg, err := migrate.ConnConfig(os.Getenv("DATABASE_URL"))
+	if err != nil {
+		return mr.fail(sum, err)
+	}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		fmt.Fprintf(stdout, "  %s: %s\n", n.Severity, n.Message)
+	}
+	conn, err := migrate.Connect(ctx, cfg)
+	if err != nil {
+		return mr.fail(sum, err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn.Close(closeCtx)
+	}()
+	sum, err = migrate.Run(ctx, conn, migrate.Options{
+		CodeLocation: mr.codeLocation, Revision: mr.revision, Files: files, DryRun: mr.dryRun,
+		Out: stdout, Warn: stderr,
+	})
+	if err != nil {
+		return mr.fail(sum, err)
+	}
+	line := sum.Line(nil)
+	fmt.Fprintln(stdout, line)
+	mr.terminate(line)
+	return nil
+}
+
+func (mr migrateRun) checkFlags() error {
+	switch {
+	case mr.dir == "":
+		return errors.New("--dir is empty")
+	case !migrateCodeLocationRE.MatchString(mr.codeLocation):
+		return fmt.Errorf("--code-location %q is not a code-location name (a DNS-1123 label: lowercase letters, digits, '-')", mr.codeLocation)
+	case mr.revision != "" && !migrateRevisionRE.MatchString(mr.revision):
+		return fmt.Errorf("--revision %q is not a git revision (7 to 40 lowercase hex digits)", mr.revision)
+	}
+	return nil
+}
+
+// fail ends a failed run: exit 1, the error lines then the summary line on
+// stderr; the summary line first in the termination message, so that
+// truncation keeps it.
+func (mr migrateRun) fail(sum migrate.Summary, err error) error {
+	line := sum.Line(err)
+	mr.terminate(line + "\n" + err.Error())
+	return exitError{code: exitInvalid, msg: err.Error() + "\n" + line}
+}
+
+// terminate writes msg to the termination message file when it can be
+// opened. The default /dev/termination-log is never created (on a laptop it
+// does not exist); a file named by the flag is.
+func (mr migrateRun) terminate(msg string) {
+	if mr.terminationLog == "" {
+		return
+	}
+	flags := os.O_WRONLY | os.O_TRUNC
+	if mr.createTerminationLog {
+		flags |= os.O_CREATE
+	}
+	f, err := os.OpenFile(mr.terminationLog, flags, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = io.WriteString(f, truncateUTF8(msg+"\n", migrateTerminationMax))
+}
+
+// truncateUTF8 cuts s to at most max bytes without splitting a character.
+func truncateUTF8(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
+}
+
+// migrateSignals cancels ctx on SIGTERM (a Job's deadline, a deleted pod)
+// or SIGINT, with the signal as the cause; the statement running is then
+// cancelled and its transaction rolled back.
+func migrateSignals(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		select {
+		case s := <-ch:
+			name := "SIGTERM"
+			if s == syscall.SIGINT {
+				name = "SIGINT"
+			}
+			cancel(fmt.Errorf("received %s", name))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
