@@ -23,8 +23,9 @@ given: a code-location without dependencies among them is wave 0, any other
 one wave 1 + the highest wave of its dependencies.
 
 A dependency that is not among the directories counts as already deployed;
-with --strict it is an error. A dependency cycle, or two directories
-declaring the same name, is an error naming the chain.
+with --strict it is an error naming the chain that reaches it (a -> b -> c).
+A dependency cycle is an error naming the cycle (a -> b -> a). Two
+directories declaring the same name are an error too.
 
 The documents come from a sprig template: the embedded example or --template.
 The repo URL is a deployment value, injected here and never versioned.
