@@ -1,0 +1,88 @@
+package preflight
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// RecordName is the name of the record ConfigMap a code-location publishes
+// in its last sync wave, which its dependents' preflights read.
+func RecordName(codeLocation string) string { return "codeloc-" + codeLocation }
+
+// dependencies checks each required code-location: its record says ready
+// "true" and, when the contract names Argo CD's namespace, its Application
+// is Synced and Healthy.
+func (ck *checker) dependencies(ctx context.Context) result {
+	var r result
+	for i, dep := range ck.decl.DependsOn.CodeLocations {
+		path := index("dependsOn.codeLocations", i)
+		before := len(r.problems)
+		ck.checkRecord(ctx, &r, path, dep)
+		if ck.con.ArgoCDNamespace != "" {
+			ck.checkApplication(ctx, &r, path, dep)
+		}
+		if len(r.problems) == before {
+			r.pass("code-location %s: ready", dep)
+		}
+	}
+	return r
+}
+
+func (ck *checker) checkRecord(ctx context.Context, r *result, path, dep string) {
+	ns, name := ck.con.Namespace, RecordName(dep)
+	cm, err := ck.c.get(ctx, configMapsGVR, ns, name)
+	switch {
+	case objectNotFound(err):
+		r.fail(validate.Problem{Code: CodeDependencyMissing, Path: path,
+			Message: fmt.Sprintf("code-location %q has no record ConfigMap %q in namespace %q: it was never deployed here", dep, name, ns),
+			Hint:    fmt.Sprintf("deploy %s first (its Application publishes the record in its last sync wave), or fix the name", dep)})
+		return
+	case err != nil:
+		r.fail(apiProblem(path, fmt.Sprintf("get ConfigMap %q in namespace %q", name, ns), err))
+		return
+	}
+	data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+	if data["ready"] != "true" {
+		r.fail(validate.Problem{Code: CodeDependencyNotReady, Path: path,
+			Message: fmt.Sprintf("code-location %q is not ready: its record %q says ready: %q (revision %q)", dep, name, data["ready"], data["revision"]),
+			Hint:    fmt.Sprintf("%s must declare ready: true and be synced; this sync retries", dep)})
+	}
+}
+
+func (ck *checker) checkApplication(ctx context.Context, r *result, path, dep string) {
+	ns := ck.con.ArgoCDNamespace
+	app, err := ck.c.get(ctx, applicationsGVR, ns, dep)
+	switch {
+	case objectNotFound(err):
+		r.fail(validate.Problem{Code: CodeDependencyMissing, Path: path,
+			Message: fmt.Sprintf("code-location %q has no Argo CD Application %q in namespace %q", dep, dep, ns),
+			Hint:    fmt.Sprintf("add %s to the app-of-apps repo (codeloc application prints it)", dep)})
+		return
+	case resourceNotServed(err):
+		r.fail(validate.Problem{Code: CodeDependencyMissing, Path: path,
+			Message: fmt.Sprintf("code-location %q: this cluster does not serve argoproj.io/v1alpha1 Applications", dep),
+			Hint:    "install Argo CD, or remove argocdNamespace from the contract"})
+		return
+	case err != nil:
+		r.fail(apiProblem(path, fmt.Sprintf("get Application %q in namespace %q", dep, ns), err))
+		return
+	}
+	sync, _, _ := unstructured.NestedString(app.Object, "status", "sync", "status")
+	health, _, _ := unstructured.NestedString(app.Object, "status", "health", "status")
+	if sync != "Synced" || health != "Healthy" {
+		r.fail(validate.Problem{Code: CodeDependencyAppUnhealthy, Path: path,
+			Message: fmt.Sprintf("Application %q in namespace %q is %s and %s, not Synced and Healthy", dep, ns, orUnknown(sync), orUnknown(health)),
+			Hint:    fmt.Sprintf("look at %s in Argo CD and fix it; this sync retries", dep)})
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "Unknown"
+	}
+	return s
+}

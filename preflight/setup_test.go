@@ -1,0 +1,237 @@
+package preflight_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
+	"github.com/codeloc/codeloc/validate"
+)
+
+func TestMain(m *testing.M) { kubetest.Main(m) }
+
+// declarationYAML is the example citation declaration of ADR 0094 §3.
+const declarationYAML = `codeLocation: citation
+ready: true
+revision: a3f9c1d
+contractVersion: 3
+resources:
+  cpu: 500m
+  memory: 1Gi
+  disk: 20Gi
+dependsOn:
+  codeLocations: [mediawatch]
+  database: [pgvector]
+  secrets: [pgvector-pg-auth]
+  buckets:
+    - name: atlas-datalake
+      size: 100Gi
+      storageClass: rook-ceph-datalake
+`
+
+// contractYAML is a contract with the test's namespaces substituted.
+const contractYAML = `apiVersion: codeloc.dev/v1
+kind: ClusterContract
+contractVersions: [3]
+namespace: {{ns}}
+argocdNamespace: {{argocd}}
+registry: registry:80
+databases:
+  - {name: pgvector, host: 127.0.0.1, port: 5432, dbname: pgvector, sslMode: disable, credentialsSecret: pgvector-pg-auth}
+secrets:
+  - {name: pgvector-pg-auth, description: derived copy of the CNPG pgvector role}
+objectStorage:
+  storageClasses: [rook-ceph-datalake]
+  buckets: [{name: atlas-datalake, storageClass: rook-ceph-datalake, size: 500Gi}]
+blockStorage: {storageClass: rook-ceph-block}
+budgets: {cpu: "4", memory: 16Gi, disk: 200Gi, buckets: 1Ti, headroomPercent: 10}
+ceph: {namespace: {{ceph}}, replicaSize: 3}
+jobs: {image: registry:80/codeloc:0.1.0}
+`
+
+// world is one test's slice of the cluster: its own namespaces.
+type world struct {
+	env              *kubetest.Env
+	ns, argocd, ceph string
+	decl             *validate.Declaration
+	con              *validate.Contract
+}
+
+// newWorld creates the namespaces and parses the inputs; edit, when not
+// nil, rewrites the declaration's YAML first.
+func newWorld(t testing.TB, env *kubetest.Env, edit func(string) string) *world {
+	t.Helper()
+	w := &world{env: env, ns: env.Namespace(t), argocd: env.Namespace(t), ceph: env.Namespace(t)}
+	decl := declarationYAML
+	if edit != nil {
+		decl = edit(decl)
+	}
+	d, ps := validate.ParseDeclaration("code-location.manifest.yaml", []byte(decl))
+	if len(ps) > 0 {
+		t.Fatalf("declaration: %v", ps)
+	}
+	c, ps := validate.ParseContract("contract.yaml", []byte(w.subst(contractYAML)))
+	if len(ps) > 0 {
+		t.Fatalf("contract: %v", ps)
+	}
+	w.decl, w.con = d, c
+	return w
+}
+
+// subst replaces {{ns}}, {{argocd}} and {{ceph}}.
+func (w *world) subst(s string) string {
+	return strings.NewReplacer("{{ns}}", w.ns, "{{argocd}}", w.argocd, "{{ceph}}", w.ceph).Replace(s)
+}
+
+// exampleNamespaces maps the example namespaces of testdata/*.yaml to the
+// test's.
+func (w *world) exampleNamespaces(s string) string {
+	re := regexp.MustCompile(`\b(dagster|argocd|rook-ceph)\b`)
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		return map[string]string{"dagster": w.ns, "argocd": w.argocd, "rook-ceph": w.ceph}[m]
+	})
+}
+
+// state is the cluster state a case sets up; good() passes every check.
+type state struct {
+	secrets []string
+	claims  map[string]claim
+	records map[string]string    // code-location -> data.ready ("" = no record)
+	apps    map[string][2]string // code-location -> sync, health ("" = no Application)
+	quota   *quota
+	ceph    *cephCapacity
+	pods    []pod
+}
+
+type claim struct{ phase, class, maxSize string }
+
+type quota struct{ hardCPU, usedCPU, hardMem, usedMem string }
+
+type cephCapacity struct{ available, total string }
+
+type pod struct {
+	name, namespace, node, cpu, memory, phase string
+	labels                                    map[string]string
+}
+
+func good() *state {
+	return &state{
+		secrets: []string{"pgvector-pg-auth"},
+		claims:  map[string]claim{"atlas-datalake": {"Bound", "rook-ceph-datalake", "100Gi"}},
+		records: map[string]string{"mediawatch": "true"},
+		apps:    map[string][2]string{"mediawatch": {"Synced", "Healthy"}},
+		quota:   &quota{hardCPU: "4", usedCPU: "1", hardMem: "16Gi", usedMem: "4Gi"},
+		ceph:    &cephCapacity{available: "3Ti", total: "6Ti"},
+	}
+}
+
+// yaml renders the state as objects for w's namespaces.
+func (s *state) yaml(w *world) string {
+	var b strings.Builder
+	doc := func(format string, args ...any) { fmt.Fprintf(&b, "---\n"+format+"\n", args...) }
+	for _, name := range s.secrets {
+		doc("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: %s}\nstringData: {username: app, password: s3cret}", name, w.ns)
+	}
+	for _, name := range sortedKeys(s.claims) {
+		c := s.claims[name]
+		size := ""
+		if c.maxSize != "" {
+			size = fmt.Sprintf("additionalConfig: {maxSize: %q}", c.maxSize)
+		}
+		doc("apiVersion: objectbucket.io/v1alpha1\nkind: ObjectBucketClaim\nmetadata: {name: %s, namespace: %s}\nspec:\n  storageClassName: %s\n  generateBucketName: %s\n  %s\nstatus: {phase: %q}",
+			name, w.ns, c.class, name, size, c.phase)
+	}
+	for _, name := range sortedKeys(s.records) {
+		doc("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: codeloc-%s, namespace: %s}\ndata: {codeLocation: %s, revision: 5d2e8b4, contractVersion: \"3\", ready: %q, dependsOn: \"\"}",
+			name, w.ns, name, s.records[name])
+	}
+	for _, name := range sortedKeys(s.apps) {
+		a := s.apps[name]
+		doc("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: %s, namespace: %s}\nspec: {project: default}\nstatus: {sync: {status: %s}, health: {status: %s}}",
+			name, w.argocd, a[0], a[1])
+	}
+	// Pods before the quota: without a quota controller, quota admission
+	// would count them against a status the test sets by hand.
+	for _, p := range s.pods {
+		ns := p.namespace
+		if ns == "" {
+			ns = w.ns
+		}
+		labels := ""
+		for k, v := range p.labels {
+			labels += fmt.Sprintf("%q: %q, ", k, v)
+		}
+		status := ""
+		if p.phase != "" {
+			status = fmt.Sprintf("\nstatus: {phase: %s}", p.phase)
+		}
+		doc("apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: %s, labels: {%s}}\nspec:\n  nodeName: %q\n  containers: [{name: c, image: busybox, resources: {requests: {cpu: %q, memory: %q}}}]%s",
+			p.name, ns, strings.TrimSuffix(labels, ", "), p.node, p.cpu, p.memory, status)
+	}
+	if q := s.quota; q != nil {
+		doc(`apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute, namespace: %s}
+spec: {hard: {requests.cpu: %q, requests.memory: %q}}
+status:
+  hard: {requests.cpu: %q, requests.memory: %q}
+  used: {requests.cpu: %q, requests.memory: %q}`, w.ns, q.hardCPU, q.hardMem, q.hardCPU, q.hardMem, q.usedCPU, q.usedMem)
+	}
+	if c := s.ceph; c != nil {
+		doc("apiVersion: ceph.rook.io/v1\nkind: CephCluster\nmetadata: {name: rook-ceph, namespace: %s}\nspec: {}\nstatus: {ceph: {health: HEALTH_OK, capacity: {bytesAvailable: %d, bytesTotal: %d}}}",
+			w.ceph, byteCount(c.available), byteCount(c.total))
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// apply creates the state in the cluster.
+func (w *world) apply(t testing.TB, s *state) {
+	t.Helper()
+	w.env.ApplyYAML(t, w.ns, s.yaml(w))
+}
+
+func byteCount(s string) int64 {
+	q := resource.MustParse(s)
+	return q.Value()
+}
+
+func ctxFor(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// lines renders problems one per line, sorted.
+func lines(ps validate.Problems) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	return ps.Error()
+}
+
+// readTestdata reads a file of testdata/.
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
