@@ -89,6 +89,7 @@ func subcommands() []*cobra.Command {
 		newSchemaCmd(),
 		newContractCmd(),
 		newApplicationCmd(),
+		newPreflightCmd(),
 		newMigrateCmd(),
 		newVersionCmd(),
 	}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/codeloc/codeloc/preflight"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// Defaults of `codeloc preflight`.
+const (
+	defaultTerminationLog   = "/dev/termination-log"
+	defaultPreflightTimeout = 2 * time.Minute
+	maxTerminationMessage   = 4096 // Kubernetes keeps at most 4096 bytes
+)
+
+// liveRun is one run of the live checks, from `preflight` or `validate --live`.
+type liveRun struct {
+	dir, contract, kubeconfig string
+	terminationLog            string        // "" = none
+	timeout                   time.Duration // whole run
+	verbose                   bool
+	static                    bool // also run validate.Check (render-time checks)
+}
+
+func newPreflightCmd() *cobra.Command {
+	lr := liveRun{dir: ".", terminationLog: defaultTerminationLog, timeout: defaultPreflightTimeout, static: true}
+	cmd := &cobra.Command{
+		Use:   "preflight",
+		Short: "Run the live checks of a code-location (the PreSync preflight Job)",
+		Long: `Preflight checks what only the live cluster knows, before the migration and
+the app run: declared secrets exist (metadata only), the database answers
+SELECT 1 with the Job's PG* credentials, each declared ObjectBucketClaim is
+Bound with the declared class and at least the declared maxSize, required
+code-locations are ready (record ConfigMap, Argo CD Application Synced and
+Healthy), and cpu/memory/disk/buckets fit the live capacity with the
+contract's headroom. Every problem is printed on stderr, one per line, and
+the command exits 1; a one-line summary goes to stdout (on success) and to
+the termination message file.
+
+Without --kubeconfig it uses the in-cluster configuration, else the usual
+kubeconfig ($KUBECONFIG, ~/.kube/config).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if lr.contract == "" {
+				lr.contract = os.Getenv("CODELOC_CONTRACT")
+			}
+			return lr.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&lr.dir, "dir", lr.dir, "folder holding "+validate.ManifestFile)
+	fl.StringVar(&lr.contract, "contract", "", "cluster contract file (default $CODELOC_CONTRACT; required)")
+	fl.StringVar(&lr.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster, then $KUBECONFIG or ~/.kube/config)")
+	fl.StringVar(&lr.terminationLog, "termination-log", lr.terminationLog, "file receiving the one-line summary (ignored when not writable; empty: none)")
+	fl.DurationVar(&lr.timeout, "timeout", lr.timeout, "bound on the whole run")
+	fl.BoolVarP(&lr.verbose, "verbose", "v", false, "print every check that passed")
+	return cmd
+}
+
+// runLive runs the live checks for `codeloc validate --live`: the
+// declaration in dir, the contract at contractPath (else
+// $CODELOC_CONTRACT), the cluster of kubeconfig (else in-cluster or the
+// default kubeconfig). Problems come back as validate.Problems; notes and
+// the summary go to stderr and stdout.
+func runLive(ctx context.Context, dir, contractPath, kubeconfig string) error {
+	return runLiveTo(ctx, os.Stdout, os.Stderr, dir, contractPath, kubeconfig)
+}
+
+// runLiveTo is runLive writing to the given streams (a command's
+// OutOrStdout and ErrOrStderr).
+func runLiveTo(ctx context.Context, stdout, stderr io.Writer, dir, contractPath, kubeconfig string) error {
+	if contractPath == "" {
+		contractPath = os.Getenv("CODELOC_CONTRACT")
+	}
+	lr := liveRun{dir: dir, contract: contractPath, kubeconfig: kubeconfig, timeout: defaultPreflightTimeout}
+	return lr.run(ctx, stdout, stderr)
+}
+
+// run loads the inputs, runs the checks and reports. Problems are returned
+// as validate.Problems (exit 1); the termination message is written in
+// every case.
+func (lr liveRun) run(ctx context.Context, stdout, stderr io.Writer) (err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, lr.timeout)
+	defer cancel()
+	var rep *preflight.Report
+	defer func() {
+		if err != nil {
+			lr.terminate(failureSummary(err, rep))
+		}
+	}()
+	d, c, problems := preflight.Load(lr.dir, lr.contract)
+	if len(problems) > 0 {
+		return problems
+	}
+	cfg, err := restConfig(lr.kubeconfig)
+	if err != nil {
+		return err
+	}
+	db, err := preflight.DatabaseFromEnv()
+	if err != nil {
+		return usageError{err}
+	}
+	rep, err = preflight.Run(ctx, d, c, preflight.Options{Config: cfg, Database: db})
+	if err != nil {
+		return err
+	}
+	if lr.static {
+		rep.Problems = append(validate.Check(d, c), rep.Problems...)
+	}
+	lr.print(rep, stdout, stderr)
+	if !rep.OK() {
+		return rep.Problems
+	}
+	lr.terminate(rep.Summary())
+	return nil
+}
+
+// print writes the notes (and, verbose, the passed checks) and the
+// headline on stderr, and on success the summary on stdout. The problems
+// themselves are printed by main's run, one per line.
+func (lr liveRun) print(rep *preflight.Report, stdout, stderr io.Writer) {
+	for _, n := range rep.Notes {
+		fmt.Fprintln(stderr, "note: "+n)
+	}
+	if lr.verbose {
+		for _, c := range rep.Checked {
+			fmt.Fprintln(stderr, "ok: "+c)
+		}
+	}
+	if rep.OK() {
+		fmt.Fprintln(stdout, rep.Summary())
+		return
+	}
+	fmt.Fprintln(stderr, rep.Headline())
+}
+
+// failureSummary is the termination message of a failed run: one line.
+func failureSummary(err error, rep *preflight.Report) string {
+	if rep != nil {
+		return rep.Summary()
+	}
+	var problems validate.Problems
+	if errors.As(err, &problems) {
+		return fmt.Sprintf("preflight: %d problem(s): %s", len(problems), strings.ReplaceAll(problems.Error(), "\n", "; "))
+	}
+	return "preflight: " + err.Error()
+}
+
+// terminate writes msg to the termination message file, when there is one
+// and it is writable (on a laptop /dev/termination-log is not).
+func (lr liveRun) terminate(msg string) {
+	if lr.terminationLog == "" {
+		return
+	}
+	if len(msg) > maxTerminationMessage {
+		msg = msg[:maxTerminationMessage-3] + "..."
+	}
+	flags := os.O_WRONLY | os.O_TRUNC
+	if lr.terminationLog != defaultTerminationLog {
+		flags |= os.O_CREATE // never create files under /dev on a laptop
+	}
+	f, err := os.OpenFile(lr.terminationLog, flags, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.WriteString(msg + "\n")
+}
+
+// restConfig builds the client configuration: the kubeconfig file when
+// given, else in-cluster, else the default kubeconfig loading rules.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return withUserAgent(cfg), nil
+		}
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, usageError{fmt.Errorf("kubernetes configuration: %w", err)}
+	}
+	return withUserAgent(cfg), nil
+}
+
+func withUserAgent(cfg *rest.Config) *rest.Config {
+	cfg.UserAgent = "codeloc-preflight/" + version
+	return cfg
+}
