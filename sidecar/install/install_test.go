@@ -4,6 +4,7 @@ package install_test
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -45,11 +46,25 @@ components:
 // remote.
 func build(t *testing.T) []object {
 	t.Helper()
+	return buildWith(t, operatorKustomization, nil)
+}
+
+// buildWith is build with another operator kustomization and extra files
+// beside it.
+func buildWith(t *testing.T, kustomization string, files map[string]string) []object {
+	t.Helper()
 	fs := filesys.MakeFsInMemory()
 	copyFiles(t, fs, ".", "/ops/codeloc/sidecar/install")
 	copyFiles(t, fs, "testdata/argocd-base", "/ops/argocd")
-	if err := fs.WriteFile("/ops/kustomization.yaml", []byte(operatorKustomization)); err != nil {
-		t.Fatal(err)
+	files = maps.Clone(files)
+	if files == nil {
+		files = map[string]string{}
+	}
+	files["kustomization.yaml"] = kustomization
+	for name, data := range files {
+		if err := fs.WriteFile(path.Join("/ops", name), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	opts := krusty.MakeDefaultOptions()
 	opts.LoadRestrictions = types.LoadRestrictionsRootOnly
@@ -324,4 +339,39 @@ func documents(t *testing.T, data []byte) []map[string]any {
 		}
 	}
 	return out
+}
+
+// TestOperatorOverrides: the way the README tells an operator to set the
+// real image and contract works over the component.
+func TestOperatorOverrides(t *testing.T) {
+	const real = "apiVersion: codeloc.dev/v1\nkind: ClusterContract\n# the real one\n"
+	objs := buildWith(t, operatorKustomization+`images:
+  - name: registry:80/codeloc
+    newName: harbor.internal/platform/codeloc
+    newTag: 0.1.1
+patches:
+  - path: contract-patch.yaml
+`, map[string]string{"contract-patch.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: codeloc-contract
+  namespace: argocd
+data:
+  contract.yaml: |
+    apiVersion: codeloc.dev/v1
+    kind: ClusterContract
+    # the real one
+`})
+	var cm corev1.ConfigMap
+	find(t, objs, "ConfigMap", "argocd", "codeloc-contract", &cm)
+	if cm.Data["contract.yaml"] != real {
+		t.Errorf("contract not replaced: %q", cm.Data["contract.yaml"])
+	}
+	var d appsv1.Deployment
+	find(t, objs, "Deployment", "argocd", "argocd-repo-server", &d)
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "codeloc" && c.Image != "harbor.internal/platform/codeloc:0.1.1" {
+			t.Errorf("image not replaced: %s", c.Image)
+		}
+	}
 }
