@@ -90,6 +90,7 @@ func subcommands() []*cobra.Command {
 		newContractCmd(),
 		newApplicationCmd(),
 		newPreflightCmd(),
+		newGenerateCmd(),
 		newMigrateCmd(),
 		newVersionCmd(),
 	}

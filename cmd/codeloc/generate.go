@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codeloc/codeloc/plugin"
+	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/validate"
+)
+
+func newGenerateCmd() *cobra.Command {
+	var contract string
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Render the code-location in the working directory for Argo CD (plugin.yaml's generate command)",
+		Long: `Generate is the command Argo CD's argocd-cmp-server runs for the codeloc
+plugin (plugin.yaml). The working directory is the Application's path; the
+Application comes from the environment Argo CD sets: ARGOCD_APP_NAMESPACE
+(must be the contract's namespace), KUBE_API_VERSIONS (the APIs the output
+needs must be served), ARGOCD_APP_SOURCE_PATH (paths in messages) and the
+parameters in ARGOCD_APP_PARAMETERS (or PARAM_<NAME> when run by hand):
+
+  kustomize-root  kustomization folder, relative to the Application's path
+  contract        which mounted contract to use when several are mounted
+
+The cluster contract is required: --contract or CODELOC_CONTRACT names a
+contract file or a folder of <name>.yaml contracts (a mounted ConfigMap).
+There is no fallback to the example contract.
+
+On success the YAML stream is printed; on any problem nothing is printed,
+stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if contract == "" {
+				contract = os.Getenv(plugin.EnvContract)
+			}
+			dir, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			out, err := generate(dir, contract, os.Environ())
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(out)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&contract, "contract", "", "cluster contract file, or folder of <name>.yaml contracts (default $"+plugin.EnvContract+"; required)")
+	return cmd
+}
+
+// generate renders the code-location at dir (absolute) for the plugin
+// environment environ against the contract at contractPath.
+func generate(dir, contractPath string, environ []string) ([]byte, error) {
+	req, problems := plugin.FromEnviron(environ)
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	if contractPath != "" {
+		if abs, err := filepath.Abs(contractPath); err == nil {
+			contractPath = abs
+		}
+	}
+	contract, problems := plugin.NewContracts(contractPath).Load(req.Contract)
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	base, prefix := plugin.Display(dir, req.App.SourcePath)
+	res, err := render.Render(req.Render(dir, base, contract))
+	if ps, ok := err.(validate.Problems); ok {
+		return nil, plugin.WithPrefix(ps, prefix).Sorted()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return render.Write(res.Objects)
+}
