@@ -57,14 +57,26 @@ func (e *Env) startOnce(ctx context.Context, bins Binaries, token string, attemp
 	if err != nil {
 		return err
 	}
-	etcdURL := localURL("http", ports[0])
-	if err := e.startEtcd(ctx, bins.Etcd, etcdURL, localURL("http", ports[1]), attempt); err != nil {
+	etcdURL, host := localURL("http", ports[0]), localURL("https", ports[2])
+	if err := e.launchEtcd(bins.Etcd, etcdURL, localURL("http", ports[1]), attempt); err != nil {
 		return err
 	}
-	return e.startAPIServer(ctx, bins.APIServer, etcdURL, ports[2], token, attempt)
+	// The apiserver starts alongside etcd (it retries until etcd answers):
+	// this saves etcd's start time.
+	certDir := filepath.Join(e.Dir, "certs-"+strconv.Itoa(attempt))
+	if err := e.launchAPIServer(bins.APIServer, etcdURL, ports[2], certDir); err != nil {
+		return err
+	}
+	if err := e.waitEtcd(ctx, etcdURL); err != nil {
+		return err
+	}
+	if err := e.waitAPIServer(ctx, host, token); err != nil {
+		return err
+	}
+	return e.connect(host, token, filepath.Join(certDir, "apiserver.crt"))
 }
 
-func (e *Env) startEtcd(ctx context.Context, bin, clientURL, peerURL string, attempt int) error {
+func (e *Env) launchEtcd(bin, clientURL, peerURL string, attempt int) error {
 	data := filepath.Join(e.Dir, "etcd-"+strconv.Itoa(attempt))
 	p, err := startProcess("etcd", bin, filepath.Join(e.Dir, "etcd.log"),
 		"--name=kubetest", "--data-dir="+data, "--unsafe-no-fsync",
@@ -72,21 +84,21 @@ func (e *Env) startEtcd(ctx context.Context, bin, clientURL, peerURL string, att
 		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
 		"--initial-cluster=kubetest="+peerURL, "--log-level=warn",
 	)
-	if err != nil {
-		return err
-	}
 	e.etcd = p
-	err = p.waitFor(ctx, etcdReadyTimeout, func(ctx context.Context) bool {
+	return err
+}
+
+func (e *Env) waitEtcd(ctx context.Context, clientURL string) error {
+	err := e.etcd.waitFor(ctx, etcdReadyTimeout, func(ctx context.Context) bool {
 		return httpOK(ctx, http.DefaultClient, clientURL+"/health", "")
 	})
-	if err != nil && p.exited() && p.logMentionsPortInUse() {
+	if err != nil && e.etcd.exited() && e.etcd.logMentionsPortInUse() {
 		return fmt.Errorf("%w: %v", errPortRace, err)
 	}
 	return err
 }
 
-func (e *Env) startAPIServer(ctx context.Context, bin, etcdURL string, port int, token string, attempt int) error {
-	certDir := filepath.Join(e.Dir, "certs-"+strconv.Itoa(attempt))
+func (e *Env) launchAPIServer(bin, etcdURL string, port int, certDir string) error {
 	saKey := filepath.Join(e.Dir, "sa.key")
 	p, err := startProcess("kube-apiserver", bin, filepath.Join(e.Dir, "kube-apiserver.log"),
 		"--etcd-servers="+etcdURL,
@@ -100,25 +112,23 @@ func (e *Env) startAPIServer(ctx context.Context, bin, etcdURL string, port int,
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 	)
-	if err != nil {
-		return err
-	}
 	e.apiserver = p
-	host := localURL("https", port)
+	return err
+}
+
+func (e *Env) waitAPIServer(ctx context.Context, host, token string) error {
 	// The serving certificate is generated at start: trust it only once read.
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
 	defer tr.CloseIdleConnections()
 	insecure := &http.Client{Transport: tr}
-	err = p.waitFor(ctx, apiserverReadyTimeout, func(ctx context.Context) bool {
+	p := e.apiserver
+	err := p.waitFor(ctx, apiserverReadyTimeout, func(ctx context.Context) bool {
 		return httpOK(ctx, insecure, host+"/readyz", token)
 	})
-	if err != nil {
-		if p.exited() && p.logMentionsPortInUse() {
-			return fmt.Errorf("%w: %v", errPortRace, err)
-		}
-		return err
+	if err != nil && p.exited() && p.logMentionsPortInUse() {
+		return fmt.Errorf("%w: %v", errPortRace, err)
 	}
-	return e.connect(host, token, filepath.Join(certDir, "apiserver.crt"))
+	return err
 }
 
 // connect builds the admin config, trusting the apiserver's self-signed
