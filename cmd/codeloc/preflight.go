@@ -68,17 +68,11 @@ kubeconfig ($KUBECONFIG, ~/.kube/config).`,
 	return cmd
 }
 
-// runLive runs the live checks for `codeloc validate --live`: the
-// declaration in dir, the contract at contractPath (else
-// $CODELOC_CONTRACT), the cluster of kubeconfig (else in-cluster or the
-// default kubeconfig). Problems come back as validate.Problems; notes and
-// the summary go to stderr and stdout.
-func runLive(ctx context.Context, dir, contractPath, kubeconfig string) error {
-	return runLiveTo(ctx, os.Stdout, os.Stderr, dir, contractPath, kubeconfig)
-}
-
-// runLiveTo is runLive writing to the given streams (a command's
-// OutOrStdout and ErrOrStderr).
+// runLiveTo runs the live checks for `codeloc validate --live`: the
+// declaration in dir, the contract at contractPath (else $CODELOC_CONTRACT),
+// the cluster of kubeconfig (else in-cluster or the default kubeconfig).
+// Problems come back as validate.Problems; notes and the summary go to
+// stderr and stdout.
 func runLiveTo(ctx context.Context, stdout, stderr io.Writer, dir, contractPath, kubeconfig string) error {
 	if contractPath == "" {
 		contractPath = os.Getenv("CODELOC_CONTRACT")

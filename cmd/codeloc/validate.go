@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -20,17 +21,28 @@ type validationReport struct {
 
 func newValidateCmd() *cobra.Command {
 	var f renderFlags
-	var output string
+	var output, kubeconfig string
+	var live bool
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
 		Short: "Check a code-location without printing its manifests",
 		Long: `Validate runs every render-time check (declaration, contract, repo, kustomize
 build, policy) and reports all problems. -o json prints a report with each
-problem's code, path, file, line, column, message and hint.`,
+problem's code, path, file, line, column, message and hint.
+
+--live then runs the sync-time checks of the preflight Job against a cluster
+(--kubeconfig, else in-cluster or the default kubeconfig); it needs the real
+contract (--contract or CODELOC_CONTRACT), never the embedded example.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
 				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
+			}
+			if live && f.contract == "" {
+				f.contract = os.Getenv("CODELOC_CONTRACT")
+			}
+			if live && (output == "json" || f.contract == "") {
+				return usageError{fmt.Errorf("--live needs the cluster contract (--contract or CODELOC_CONTRACT) and text output")}
 			}
 			report, err := validateDir(&f, dirArg(args))
 			if err != nil {
@@ -42,12 +54,17 @@ problem's code, path, file, line, column, message and hint.`,
 			if !report.Valid {
 				return validate.Problems(report.Problems)
 			}
+			if live {
+				return runLiveTo(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), dirArg(args), f.contract, kubeconfig)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d objects)\n", report.CodeLocation, report.Objects)
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&live, "live", false, "also run the preflight's live checks against the cluster")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: in-cluster, then $KUBECONFIG or ~/.kube/config)")
 	return cmd
 }
 

@@ -1,0 +1,42 @@
+package render_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
+)
+
+// TestServerSideDryRun sends every object of the golden render outputs to a
+// real kube-apiserver with dryRun=All and strict field validation: schemas,
+// RBAC rules and admission must accept each one (nothing is stored).
+func TestServerSideDryRun(t *testing.T) {
+	env := kubetest.Start(t)
+	env.InstallCRDs(t, kubetest.CRDObjectBucketClaim)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := exampleContract(t)
+	env.ApplyYAML(t, "", "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+c.Namespace+"}\n")
+	goldens, err := filepath.Glob("testdata/golden/*.yaml")
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no golden output: %v", err)
+	}
+	for _, golden := range goldens {
+		t.Run(filepath.Base(golden), func(t *testing.T) {
+			data, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs, err := kubetest.ParseYAML(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := env.DryRun(ctx, c.Namespace, objs...); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
