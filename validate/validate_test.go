@@ -186,20 +186,6 @@ func TestContractThroughSymlink(t *testing.T) {
 	}
 }
 
-// TestEveryCodeIsDocumented keeps CodeDocs, the README table and the codes
-// used in the package in step.
-func TestEveryCodeIsDocumented(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for code, doc := range validate.CodeDocs {
-		if doc == "" || !strings.Contains(string(readme), "`"+code+"`") {
-			t.Errorf("code %s is not in the README's error-code table", code)
-		}
-	}
-}
-
 // TestSchemaAcceptsFixtures validates the fixtures' declarations against the
 // JSON Schema printed by `codeloc schema`, and checks it rejects mistakes.
 func TestSchemaAcceptsFixtures(t *testing.T) {
