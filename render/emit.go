@@ -58,7 +58,7 @@ func (in *instance) emit() ([]*yaml.RNode, error) {
 	objs = append(objs, in.record())
 	out := make([]*yaml.RNode, len(objs))
 	for i, o := range objs {
-		n, err := yaml.FromMap(o)
+		n, err := fromMap(o)
 		if err != nil {
 			return nil, fmt.Errorf("emit %v: %w", o["kind"], err)
 		}

@@ -228,7 +228,7 @@ func (in *instance) addBucketRefs(spec *yaml.RNode) error {
 			}
 			for _, b := range in.d.DependsOn.Buckets {
 				for _, ref := range []string{"configMapRef", "secretRef"} {
-					n, err := yaml.FromMap(map[string]any{"prefix": BucketEnvPrefix(b.Name), ref: map[string]any{"name": b.Name}})
+					n, err := fromMap(map[string]any{"prefix": BucketEnvPrefix(b.Name), ref: map[string]any{"name": b.Name}})
 					if err != nil {
 						return err
 					}
