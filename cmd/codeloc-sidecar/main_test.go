@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+func TestUsage(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--contract FILE|DIR", "--config-dir DIR", "--work-dir DIR", "--metrics-addr ADDR", "--shutdown-timeout",
+		"CODELOC_CONTRACT", "ARGOCD_PLUGINSOCKFILEPATH", "ARGOCD_GRPC_MAX_SIZE_MB", "/home/argocd/cmp-server/config", "kustomize-root"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("--help does not mention %q", want)
+		}
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no contract", []string{"--config-dir", "../.."}, 1, "no cluster contract: pass --contract FILE|DIR or set CODELOC_CONTRACT"},
+		{"contract missing", []string{"--contract", "/nonexistent", "--config-dir", "../.."}, 1, "cluster contract: stat /nonexistent"},
+		{"no plugin.yaml", []string{"--contract", "main.go", "--config-dir", t.TempDir()}, 1, "plugin configuration"},
+		{"bad level", []string{"--log-level", "loud"}, 2, "--log-level"},
+		{"stray argument", []string{"--contract", "x", "extra"}, 2, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CODELOC_CONTRACT", "")
+			var stdout, stderr bytes.Buffer
+			if code := run(tt.args, &stdout, &stderr); code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr %q does not carry %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestCommandRunsCodeloc checks that the image's entrypoint runs codeloc
+// for the Jobs, which pass only arguments.
+func TestCommandRunsCodeloc(t *testing.T) {
+	var got []string
+	execCodeloc = func(_ string, argv []string) error {
+		got = argv
+		return syscall.ENOEXEC
+	}
+	t.Cleanup(func() { execCodeloc = func(p string, a []string) error { return syscall.Exec(p, a, os.Environ()) } })
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "codeloc"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	var stdout, stderr bytes.Buffer
+	run([]string{"preflight", "--dir", "/etc/codeloc/declaration"}, &stdout, &stderr)
+	if diff := cmp.Diff([]string{"codeloc", "preflight", "--dir", "/etc/codeloc/declaration"}, got); diff != "" {
+		t.Errorf("argv (-want +got):\n%s", diff)
+	}
+}
+
+// TestSIGTERM serves, then sends SIGTERM to the process: run returns 0 and
+// the socket is gone.
+func TestSIGTERM(t *testing.T) {
+	socks := t.TempDir()
+	t.Setenv("ARGOCD_PLUGINSOCKFILEPATH", socks)
+	contract := filepath.Join(t.TempDir(), "contract.yaml")
+	if err := os.WriteFile(contract, validate.ExampleContract, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"--contract", contract, "--config-dir", "../..", "--work-dir", t.TempDir()}, &stdout, &stderr)
+	}()
+	socket := filepath.Join(socks, "codeloc-v1.sock")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(socket); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no socket; stderr:\n%s", stderr.String())
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still serving 10s after SIGTERM")
+	}
+	if _, err := os.Stat(socket); !os.IsNotExist(err) {
+		t.Errorf("socket left: %v", err)
+	}
+}

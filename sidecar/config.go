@@ -1,0 +1,68 @@
+// Package sidecar is codeloc's long-lived Config Management Plugin server:
+// it serves Argo CD's ConfigManagementPluginService on the plugin socket
+// and renders each request in-process with the render package, so that no
+// process starts per render.
+//
+// It reads the same plugin.yaml as Argo CD's stock argocd-cmp-server (name,
+// version, discovery and parameters), receives the repository with Argo
+// CD's own util/cmp stream code into a fresh folder per request, and builds
+// the render request from the same environment the stock server gives a
+// plugin command (its own environment plus the request's entries).
+package sidecar
+
+import (
+	"fmt"
+	"strings"
+
+	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
+
+	"github.com/codeloc/codeloc/plugin"
+)
+
+// LoadPluginConfig reads dir/plugin.yaml with Argo CD's own reader and
+// validator, then checks it fits an in-process server: no init, find
+// command or dynamic parameters (nothing is executed), and static
+// parameters that codeloc knows, with the defaults codeloc applies.
+func LoadPluginConfig(dir string) (*argoplugin.PluginConfig, error) {
+	cfg, err := argoplugin.ReadPluginConfig(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plugin configuration: %w", err)
+	}
+	if err := checkPluginConfig(cfg); err != nil {
+		return nil, fmt.Errorf("plugin configuration %s/plugin.yaml: %w", strings.TrimRight(dir, "/"), err)
+	}
+	return cfg, nil
+}
+
+func checkPluginConfig(cfg *argoplugin.PluginConfig) error {
+	spec := cfg.Spec
+	switch {
+	case len(spec.Init.Command) > 0:
+		return fmt.Errorf("spec.init is set, but codeloc-sidecar renders in-process and runs no command")
+	case len(spec.Discover.Find.Command.Command) > 0:
+		return fmt.Errorf("spec.discover.find.command is set, but codeloc-sidecar runs no command: use discover.fileName")
+	case len(spec.Parameters.Dynamic.Command) > 0:
+		return fmt.Errorf("spec.parameters.dynamic is set, but codeloc-sidecar runs no command: announce parameters statically")
+	}
+	defaults := plugin.Defaults()
+	for _, p := range spec.Parameters.Static {
+		def, ok := defaults[p.Name]
+		switch {
+		case !ok:
+			return fmt.Errorf("parameter %q is announced, but codeloc does not know it (known: %s)", p.Name, strings.Join(names(), ", "))
+		case p.CollectionType != "" && p.CollectionType != "string":
+			return fmt.Errorf("parameter %q is announced as a %s, but codeloc reads it as a string", p.Name, p.CollectionType)
+		case p.String_ != def:
+			return fmt.Errorf("parameter %q is announced with default %q, but codeloc applies %q", p.Name, p.String_, def)
+		}
+	}
+	return nil
+}
+
+func names() []string {
+	out := make([]string, len(plugin.Parameters))
+	for i, p := range plugin.Parameters {
+		out[i] = p.Name
+	}
+	return out
+}

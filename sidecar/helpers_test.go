@@ -1,0 +1,494 @@
+package sidecar
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/argoproj/argo-cd/v2/cmpserver"
+	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
+	"github.com/argoproj/argo-cd/v2/common"
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	repoapiclient "github.com/argoproj/argo-cd/v2/reposerver/apiclient"
+	"github.com/argoproj/argo-cd/v2/reposerver/repository"
+	"github.com/argoproj/argo-cd/v2/util/git"
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/api/resource"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// Test environment shared by the package's tests and benchmarks, set up
+// once by TestMain under one temporary folder.
+var (
+	// moduleRoot is the repository checkout the tests run from.
+	moduleRoot string
+	// tmpRoot holds everything the tests create.
+	tmpRoot string
+	// repoRoot is a copy of fixtures/ laid out as an atlas repo: the
+	// repo-server tars it for each request.
+	repoRoot string
+	// exampleContract is validate's example contract written to a file.
+	exampleContract string
+)
+
+// appLabel is the tracking label Argo CD sets on every generated object.
+const appLabel = common.LabelKeyAppInstance
+
+// apiVersions is what a destination serving everything the output needs
+// sends in KUBE_API_VERSIONS.
+var apiVersions = []string{
+	"apps/v1", "apps/v1/Deployment", "batch/v1", "batch/v1/CronJob", "batch/v1/Job",
+	"objectbucket.io/v1alpha1", "objectbucket.io/v1alpha1/ObjectBucketClaim",
+	"rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/Role", "rbac.authorization.k8s.io/v1/RoleBinding",
+	"v1", "v1/ConfigMap", "v1/PersistentVolumeClaim", "v1/Service", "v1/ServiceAccount",
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	logrus.SetOutput(io.Discard) // Argo CD's code logs every request and failure
+	var err error
+	if moduleRoot, err = filepath.Abs(".."); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if tmpRoot, err = os.MkdirTemp("", "codeloc-sidecar-test-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmpRoot)
+	repoRoot = filepath.Join(tmpRoot, "repo")
+	if err := copyTree(filepath.Join(moduleRoot, "fixtures"), filepath.Join(repoRoot, "fixtures")); err != nil {
+		fmt.Fprintln(os.Stderr, "copying fixtures:", err)
+		return 1
+	}
+	exampleContract = filepath.Join(tmpRoot, "contracts", "example.yaml")
+	if err := writeFile(exampleContract, validate.ExampleContract); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// copyTree copies a folder, keeping symbolic links as links.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// binaries built once per test binary.
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// codelocOnPath builds cmd/codeloc and puts it first on PATH, for Argo CD's
+// stock cmp-server to execute `codeloc generate`.
+func codelocOnPath(tb testing.TB) {
+	tb.Helper()
+	buildOnce.Do(func() {
+		binDir = filepath.Join(tmpRoot, "bin")
+		cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, "codeloc"), "./cmd/codeloc")
+		cmd.Dir = moduleRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/codeloc: %v\n%s", err, out)
+			return
+		}
+		buildErr = os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	})
+	if buildErr != nil {
+		tb.Fatal(buildErr)
+	}
+}
+
+// sockDir returns a fresh plugin socket folder and points Argo CD's
+// repo-server and servers at it.
+func sockDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp(tmpRoot, "sock-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	setenv(tb, common.EnvPluginSockFilePath, dir)
+	return dir
+}
+
+// setenv is t.Setenv for tests and benchmarks.
+func setenv(tb testing.TB, k, v string) {
+	tb.Helper()
+	if t, ok := tb.(*testing.T); ok {
+		t.Setenv(k, v)
+		return
+	}
+	old, had := os.LookupEnv(k)
+	os.Setenv(k, v)
+	tb.Cleanup(func() {
+		if had {
+			os.Setenv(k, old)
+		} else {
+			os.Unsetenv(k)
+		}
+	})
+}
+
+// ours is a codeloc-sidecar started with Run.
+type ours struct {
+	socket  string
+	workDir string
+	cancel  context.CancelFunc
+	done    chan error
+	logs    *syncBuffer
+}
+
+// startOurs runs the sidecar with the repo's plugin.yaml until the test
+// ends; the caller has set the socket folder (sockDir).
+func startOurs(tb testing.TB, contract string, tweak ...func(*Options)) *ours {
+	tb.Helper()
+	work, err := os.MkdirTemp(tmpRoot, "work-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	ready := make(chan string, 1)
+	o := Options{
+		Contract:        contract,
+		ConfigDir:       moduleRoot,
+		WorkDir:         work,
+		ShutdownTimeout: 10 * time.Second,
+		Logger:          slog.New(slog.NewJSONHandler(logs, nil)),
+		Ready:           func(s string) { ready <- s },
+	}
+	for _, f := range tweak {
+		f(&o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &ours{workDir: filepath.Join(work, "codeloc-sidecar"), cancel: cancel, done: make(chan error, 1), logs: logs}
+	go func() { s.done <- Run(ctx, o) }()
+	select {
+	case s.socket = <-ready:
+	case err := <-s.done:
+		cancel()
+		tb.Fatalf("sidecar did not start: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		tb.Fatal("sidecar did not start in 30s")
+	}
+	tb.Cleanup(func() { s.stop(tb) })
+	return s
+}
+
+// stop shuts the sidecar down and returns Run's error (once).
+func (s *ours) stop(tb testing.TB) error {
+	tb.Helper()
+	if s.cancel == nil {
+		return nil
+	}
+	s.cancel()
+	s.cancel = nil
+	select {
+	case err := <-s.done:
+		return err
+	case <-time.After(30 * time.Second):
+		tb.Fatal("sidecar did not stop in 30s")
+	}
+	return nil
+}
+
+// startStock runs Argo CD's own cmp-server (cmpserver.NewServer) with the
+// plugin.yaml in configDir, on the socket folder set by sockDir.
+func startStock(tb testing.TB, configDir string, edit ...func(*argoplugin.PluginConfig)) string {
+	tb.Helper()
+	cfg, err := argoplugin.ReadPluginConfig(configDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range edit {
+		f(cfg)
+	}
+	work, err := os.MkdirTemp(tmpRoot, "stockwork-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	setenv(tb, common.EnvCMPWorkDir, work)
+	srv, err := cmpserver.NewServer(argoplugin.CMPServerInitConstants{PluginConfig: *cfg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := srv.CreateGRPC()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	socket := cfg.Address()
+	lis, err := net.Listen("unix", socket)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go func() { _ = g.Serve(lis) }()
+	tb.Cleanup(func() {
+		g.Stop()
+		os.RemoveAll(work)
+	})
+	return socket
+}
+
+// genOpts are per-call variations of a GenerateManifests request.
+type genOpts struct {
+	plugin       string // default codeloc-v1; "-" for none (discovery)
+	generatePath bool   // send only the app folder (manifest-generate-paths: .)
+	params       v1alpha1.ApplicationSourcePluginParameters
+	env          v1alpha1.Env
+	namespace    string // default dagster
+	apiVersions  []string
+	repo         string // default repoRoot
+	repoURL      string // default https://git.example.com/atlas/atlas.git
+}
+
+// generate renders fixtures/<name> through Argo CD's repo-server function
+// GenerateManifests, which finds the plugin socket, tars the repo and
+// streams it to the plugin.
+func generate(ctx context.Context, name string, o genOpts) (*repoapiclient.ManifestResponse, error) {
+	switch o.plugin {
+	case "":
+		o.plugin = "codeloc-v1"
+	case "-": // no name: discovery
+		o.plugin = ""
+	}
+	if o.namespace == "" {
+		o.namespace = "dagster"
+	}
+	if o.apiVersions == nil {
+		o.apiVersions = apiVersions
+	}
+	if o.repo == "" {
+		o.repo = repoRoot
+	}
+	if o.repoURL == "" {
+		o.repoURL = "https://git.example.com/atlas/atlas.git"
+	}
+	path := "fixtures/" + name
+	q := &repoapiclient.ManifestRequest{
+		Repo:        &v1alpha1.Repository{Repo: o.repoURL},
+		Revision:    "main",
+		AppLabelKey: appLabel,
+		AppName:     appName(name),
+		Namespace:   o.namespace,
+		ApplicationSource: &v1alpha1.ApplicationSource{
+			RepoURL:        "https://git.example.com/atlas/atlas.git",
+			Path:           path,
+			TargetRevision: "main",
+			Plugin:         &v1alpha1.ApplicationSourcePlugin{Name: o.plugin, Env: o.env, Parameters: o.params},
+		},
+		KubeVersion: "1.31.4",
+		ApiVersions: o.apiVersions,
+	}
+	var opts []repository.GenerateManifestOpt
+	if o.generatePath {
+		q.AnnotationManifestGeneratePaths = "."
+		opts = append(opts, repository.WithCMPUseManifestGeneratePaths(true))
+	}
+	appPath := filepath.Join(o.repo, filepath.FromSlash(path))
+	return repository.GenerateManifests(ctx, appPath, o.repo, "0123456789abcdef0123456789abcdef01234567", q, false,
+		&git.NoopCredsStore{}, resource.MustParse("0"), nil, opts...)
+}
+
+func appName(fixture string) string {
+	return strings.ReplaceAll(filepath.Base(fixture), "_", "-")
+}
+
+// object is a decoded Kubernetes object.
+type object = map[string]any
+
+// goldenObjects reads render/testdata/golden/<name>.yaml.
+func goldenObjects(tb testing.TB, name string) []object {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(moduleRoot, "render", "testdata", "golden", name+".yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var objs []object
+	for {
+		var o object
+		if err := dec.Decode(&o); errors.Is(err, io.EOF) {
+			return objs
+		} else if err != nil {
+			tb.Fatal(err)
+		}
+		if o != nil {
+			objs = append(objs, o)
+		}
+	}
+}
+
+// responseObjects decodes a ManifestResponse and removes Argo CD's
+// tracking label after checking it names the Application.
+func responseObjects(tb testing.TB, res *repoapiclient.ManifestResponse, app string) []object {
+	tb.Helper()
+	objs := make([]object, len(res.Manifests))
+	for i, m := range res.Manifests {
+		if err := json.Unmarshal([]byte(m), &objs[i]); err != nil {
+			tb.Fatal(err)
+		}
+		md, _ := objs[i]["metadata"].(map[string]any)
+		labels, _ := md["labels"].(map[string]any)
+		if labels[appLabel] != app {
+			tb.Errorf("%v/%v: tracking label %s = %v, want %q", objs[i]["kind"], md["name"], appLabel, labels[appLabel], app)
+		}
+		delete(labels, appLabel)
+		if len(labels) == 0 {
+			delete(md, "labels")
+		}
+	}
+	return objs
+}
+
+// invalidFixtures lists fixtures/invalid/*.
+func invalidFixtures(tb testing.TB) []string {
+	tb.Helper()
+	dirs, err := filepath.Glob(filepath.Join(moduleRoot, "fixtures", "invalid", "*", "expected.txt"))
+	if err != nil || len(dirs) == 0 {
+		tb.Fatalf("no invalid fixtures (%v)", err)
+	}
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = filepath.Base(filepath.Dir(d))
+	}
+	return names
+}
+
+// expectedLines reads an invalid fixture's expected stderr.
+func expectedLines(tb testing.TB, name string) string {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(moduleRoot, "fixtures", "invalid", name, "expected.txt"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// fixtureContract returns the contract a fixture is rendered with: its own
+// contract.yaml when it has one (the test repo's copy), else the example.
+func fixtureContract(name string) string {
+	own := filepath.Join(repoRoot, "fixtures", "invalid", name, "contract.yaml")
+	if _, err := os.Stat(own); err == nil {
+		return own
+	}
+	return exampleContract
+}
+
+// normalize shows paths under the test repo as repo paths, as the CLI
+// prints them from the repo root.
+func normalize(s string) string {
+	return strings.ReplaceAll(s, repoRoot+string(filepath.Separator), "")
+}
+
+// emptyDir fails unless dir is empty, waiting briefly for cleanups that run
+// after the client got its answer.
+func emptyDir(tb testing.TB, dir string) {
+	tb.Helper()
+	var entries []os.DirEntry
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		entries, err = os.ReadDir(dir)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if len(entries) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, e := range entries {
+		tb.Errorf("left in %s: %s", dir, e.Name())
+	}
+}
+
+// settleGoroutines waits until at most max goroutines run.
+func settleGoroutines(max int) int {
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(5 * time.Second); n > max && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return n
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// logLines decodes the JSON log lines.
+func (b *syncBuffer) logLines(tb testing.TB) []map[string]any {
+	tb.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			tb.Fatalf("log line is not JSON: %q", l)
+		}
+		out = append(out, m)
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package sidecar
+
+import (
+	"net/http"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Outcomes of a render, the outcome label of the metrics and logs.
+const (
+	OutcomeOK        = "ok"        // manifests returned
+	OutcomeInvalid   = "invalid"   // the code-location or the request has problems
+	OutcomeRefused   = "refused"   // the repository stream was refused
+	OutcomeCancelled = "cancelled" // deadline exceeded or client gone
+	OutcomeError     = "error"     // internal error
+)
+
+// Metrics are the sidecar's Prometheus metrics, on their own registry.
+type Metrics struct {
+	registry *prometheus.Registry
+	duration *prometheus.HistogramVec
+	failures *prometheus.CounterVec
+	inflight prometheus.Gauge
+	reloads  prometheus.Counter
+}
+
+// NewMetrics creates the metrics and a registry holding them and the Go
+// runtime and process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "codeloc_render_duration_seconds",
+			Help:    "Duration of GenerateManifest requests, from the first byte received to the answer, by outcome.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"outcome"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "codeloc_render_failures_total",
+			Help: "Failed renders by error code (a render with several problem codes counts once per code).",
+		}, []string{"code"}),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "codeloc_renders_in_flight",
+			Help: "GenerateManifest requests being served.",
+		}),
+		reloads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "codeloc_contract_loads_total",
+			Help: "Cluster contract files read (the first load and each change).",
+		}),
+	}
+	m.registry.MustRegister(m.duration, m.failures, m.inflight, m.reloads,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe records one finished render.
+func (m *Metrics) observe(outcome string, seconds float64, codes []string) {
+	if m == nil {
+		return
+	}
+	m.duration.WithLabelValues(outcome).Observe(seconds)
+	for _, c := range codes {
+		m.failures.WithLabelValues(c).Inc()
+	}
+}
+
+// Handler serves /metrics and /healthz (200 while serving, 503 once the
+// server shuts down).
+func (m *Metrics) Handler(serving *atomic.Bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if !serving.Load() {
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	return mux
+}

@@ -1,0 +1,243 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
+	"github.com/argoproj/argo-cd/v2/common"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/status"
+
+	"github.com/codeloc/codeloc/plugin"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// Options configure Run.
+type Options struct {
+	// Contract is the cluster contract file or folder (required).
+	Contract string
+	// ConfigDir holds plugin.yaml.
+	ConfigDir string
+	// WorkDir is where the server keeps its request folders, under
+	// WorkDir/codeloc-sidecar (emptied at start and at exit).
+	WorkDir string
+	// MetricsAddr, when set, serves /metrics and /healthz over HTTP.
+	MetricsAddr string
+	// ShutdownTimeout bounds how long in-flight requests may finish after
+	// the context ends; then they are cut.
+	ShutdownTimeout time.Duration
+	// Logger receives structured logs (default: JSON on stderr).
+	Logger *slog.Logger
+	// Ready, when set, is called with the socket path once it is served.
+	Ready func(socket string)
+
+	// beforeRender, when set (tests), runs before each render.
+	beforeRender func(ctx context.Context)
+}
+
+// Run serves the plugin on <plugin socket dir>/<name>[-<version>].sock
+// (ARGOCD_PLUGINSOCKFILEPATH, default /home/argocd/cmp-server/plugins) until
+// ctx ends, then stops gracefully: health turns NOT_SERVING, in-flight
+// requests finish (up to ShutdownTimeout), the socket and the work folder
+// are removed.
+func Run(ctx context.Context, o Options) error {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	if o.Contract == "" {
+		return fmt.Errorf("no cluster contract: pass --contract FILE|DIR or set %s (there is no fallback to the example contract)", plugin.EnvContract)
+	}
+	if _, err := os.Stat(o.Contract); err != nil {
+		return fmt.Errorf("cluster contract: %w", err)
+	}
+	cfg, err := LoadPluginConfig(o.ConfigDir)
+	if err != nil {
+		return err
+	}
+	workDir, err := prepareWorkDir(o.WorkDir)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(workDir)
+
+	metrics := NewMetrics()
+	contracts := plugin.NewContracts(o.Contract)
+	contracts.OnLoad = func(file string, problems validate.Problems) {
+		metrics.reloads.Inc()
+		if len(problems) > 0 {
+			log.Error("contract loaded with problems", "file", file, "problems", problems.Error())
+			return
+		}
+		log.Info("contract loaded", "file", file)
+	}
+	checkContracts(contracts, log)
+	srv, err := New(Config{Plugin: cfg, Contracts: contracts, WorkDir: workDir, Logger: log, Metrics: metrics})
+	if err != nil {
+		return err
+	}
+	srv.beforeRender = o.beforeRender
+	socket := cfg.Address()
+	lis, err := listen(socket)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(socket)
+	g, healthSrv := srv.GRPCServer()
+	var serving atomic.Bool
+	serving.Store(true)
+	errc := make(chan error, 2)
+	go func() { errc <- g.Serve(lis) }()
+	var httpSrv *http.Server
+	if o.MetricsAddr != "" {
+		hl, err := net.Listen("tcp", o.MetricsAddr)
+		if err != nil {
+			g.Stop()
+			return fmt.Errorf("metrics: %w", err)
+		}
+		httpSrv = &http.Server{Handler: metrics.Handler(&serving), ReadHeaderTimeout: 5 * time.Second}
+		go func() {
+			if err := httpSrv.Serve(hl); !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics: %w", err)
+			}
+		}()
+	}
+	log.Info("codeloc-sidecar serving", "socket", socket, "plugin", pluginName(cfg.Metadata.Name, cfg.Spec.Version),
+		"contract", o.Contract, "work_dir", workDir, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize)
+	if o.Ready != nil {
+		o.Ready(socket)
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	serving.Store(false)
+	healthSrv.Shutdown()
+	stopGracefully(g, o.ShutdownTimeout, log)
+	if httpSrv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = httpSrv.Shutdown(sctx)
+		cancel()
+	}
+	log.Info("codeloc-sidecar stopped", "socket", socket)
+	return err
+}
+
+// GRPCServer returns a gRPC server serving s and the health service, with
+// Argo CD's message size limits (ARGOCD_GRPC_MAX_SIZE_MB, default 100 MiB)
+// and keepalive policy, as the stock cmp-server.
+func (s *Server) GRPCServer() (*grpc.Server, *health.Server) {
+	g := grpc.NewServer(
+		grpc.MaxRecvMsgSize(apiclient.MaxGRPCMessageSize),
+		grpc.MaxSendMsgSize(apiclient.MaxGRPCMessageSize),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: common.GetGRPCKeepAliveEnforcementMinimum()}),
+		grpc.ChainUnaryInterceptor(s.recoverUnary),
+		grpc.ChainStreamInterceptor(s.recoverStream),
+	)
+	apiclient.RegisterConfigManagementPluginServiceServer(g, s)
+	h := health.NewServer()
+	grpc_health_v1.RegisterHealthServer(g, h)
+	return g, h
+}
+
+// recoverUnary and recoverStream turn a handler panic into an Internal
+// error instead of a crash of the sidecar.
+func (s *Server) recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	defer s.recoverPanic(info.FullMethod, &err)
+	return handler(ctx, req)
+}
+
+func (s *Server) recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	defer s.recoverPanic(info.FullMethod, &err)
+	return handler(srv, ss)
+}
+
+func (s *Server) recoverPanic(method string, err *error) {
+	if r := recover(); r != nil {
+		s.log.Error("handler panic", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		*err = status.Errorf(codes.Internal, "codeloc: internal error in %s", method)
+	}
+}
+
+// stopGracefully lets in-flight requests finish, for at most timeout
+// (0 = no bound).
+func stopGracefully(g *grpc.Server, timeout time.Duration, log *slog.Logger) {
+	done := make(chan struct{})
+	go func() {
+		g.GracefulStop()
+		close(done)
+	}()
+	if timeout <= 0 {
+		<-done
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		log.Warn("shutdown timeout: cutting in-flight requests", "timeout", timeout.String())
+		g.Stop()
+		<-done
+	}
+}
+
+// listen replaces a stale socket (as the stock server does) and listens.
+func listen(socket string) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(socket), 0o755); err != nil {
+		return nil, fmt.Errorf("plugin socket folder: %w", err)
+	}
+	_ = os.Remove(socket)
+	lis, err := net.Listen("unix", socket)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", socket, err)
+	}
+	return lis, nil
+}
+
+// prepareWorkDir empties and returns the server's folder under dir.
+func prepareWorkDir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	w := filepath.Join(dir, "codeloc-sidecar")
+	if err := os.RemoveAll(w); err != nil {
+		return "", fmt.Errorf("work dir: %w", err)
+	}
+	if err := os.MkdirAll(w, 0o700); err != nil {
+		return "", fmt.Errorf("work dir: %w", err)
+	}
+	return w, nil
+}
+
+// checkContracts loads every mounted contract once at start, so that a bad
+// contract shows in the logs before the first render.
+func checkContracts(c *plugin.Contracts, log *slog.Logger) {
+	names, err := c.Names()
+	if err != nil || len(names) == 0 {
+		log.Error("no cluster contract found", "path", c.Path(), "error", fmt.Sprint(err))
+		return
+	}
+	for _, n := range names {
+		c.Load(n)
+	}
+}
+
+func pluginName(name, version string) string {
+	if version == "" {
+		return name
+	}
+	return name + "-" + version
+}

@@ -1,0 +1,302 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
+	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
+	"github.com/argoproj/argo-cd/v2/util/buffered_context"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/codeloc/codeloc/plugin"
+	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// timeoutBuffer ends server-side work this long before the request's
+// deadline, so that the client still receives a meaningful error (as the
+// stock cmp-server does).
+const timeoutBuffer = 100 * time.Millisecond
+
+// Config configures a Server.
+type Config struct {
+	// Plugin is the plugin.yaml the server announces (LoadPluginConfig).
+	Plugin *argoplugin.PluginConfig
+	// Contracts are the mounted cluster contracts.
+	Contracts *plugin.Contracts
+	// WorkDir holds one folder per request; it must exist.
+	WorkDir string
+	// Logger receives one structured line per request (default: discard).
+	Logger *slog.Logger
+	// Metrics, when set, records renders.
+	Metrics *Metrics
+}
+
+// Server implements Argo CD's ConfigManagementPluginService in-process.
+// It is safe for concurrent use.
+type Server struct {
+	apiclient.UnimplementedConfigManagementPluginServiceServer
+
+	cfg       *argoplugin.PluginConfig
+	contracts *plugin.Contracts
+	workDir   string
+	log       *slog.Logger
+	metrics   *Metrics
+
+	// beforeRender, when set (tests), runs before each render.
+	beforeRender func(ctx context.Context)
+}
+
+var _ apiclient.ConfigManagementPluginServiceServer = (*Server)(nil)
+
+// New returns a server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Plugin == nil || cfg.Contracts == nil || cfg.WorkDir == "" {
+		return nil, errors.New("sidecar: Plugin, Contracts and WorkDir are required")
+	}
+	if fi, err := os.Stat(cfg.WorkDir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("sidecar: work dir %s is not a folder", cfg.WorkDir)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{cfg: cfg.Plugin, contracts: cfg.Contracts, workDir: cfg.WorkDir, log: log, metrics: cfg.Metrics}, nil
+}
+
+// CheckPluginConfiguration answers the repo-server's pre-flight call.
+func (s *Server) CheckPluginConfiguration(context.Context, *emptypb.Empty) (*apiclient.CheckPluginConfigurationResponse, error) {
+	return &apiclient.CheckPluginConfigurationResponse{
+		IsDiscoveryConfigured: s.cfg.Spec.Discover.IsDefined(),
+		ProvideGitCreds:       s.cfg.Spec.ProvideGitCreds,
+	}, nil
+}
+
+// MatchRepository reports whether the Application's path holds the
+// discovery file. A miss (or a refused repository) says discovery is not
+// enabled, so that an Application naming the plugin still reaches
+// GenerateManifest and gets codeloc's precise message (file-missing, link
+// out of the repository); discovery without a name skips the plugin.
+func (s *Server) MatchRepository(stream apiclient.ConfigManagementPluginService_MatchRepositoryServer) error {
+	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
+	defer cancel()
+	matched, err := scanRepo(ctx, stream, s.discoveryPattern())
+	if errors.Is(err, errRepo) {
+		// Not discovered; a named Application learns why from GenerateManifest.
+		s.log.Warn("match repository: repository refused", "error", err.Error())
+		return stream.SendAndClose(&apiclient.RepositoryResponse{})
+	}
+	if err != nil {
+		return streamError(ctx, err)
+	}
+	return stream.SendAndClose(&apiclient.RepositoryResponse{IsSupported: matched, IsDiscoveryEnabled: matched})
+}
+
+// discoveryPattern is plugin.yaml's discovery rule, relative to the
+// Application's path: fileName, else find.glob (without ** support).
+func (s *Server) discoveryPattern() string {
+	d := s.cfg.Spec.Discover
+	if d.FileName != "" {
+		return d.FileName
+	}
+	return d.Find.Glob
+}
+
+// GetParametersAnnouncement announces plugin.yaml's static parameters.
+func (s *Server) GetParametersAnnouncement(stream apiclient.ConfigManagementPluginService_GetParametersAnnouncementServer) error {
+	if err := drain(stream); err != nil {
+		return status.Errorf(codes.Canceled, "codeloc: receiving the repository: %v", err)
+	}
+	return stream.SendAndClose(&apiclient.ParametersAnnouncementResponse{ParameterAnnouncements: s.cfg.Spec.Parameters.Static})
+}
+
+// GenerateManifest receives the repository and renders the Application.
+func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService_GenerateManifestServer) error {
+	start := time.Now()
+	if s.metrics != nil {
+		s.metrics.inflight.Inc()
+		defer s.metrics.inflight.Dec()
+	}
+	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
+	defer cancel()
+	rec := &record{}
+	manifests, err := s.generate(ctx, stream, rec)
+	if err == nil {
+		if err = stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests}); err != nil {
+			rec.fail(ctx, err)
+		}
+	}
+	s.finish(rec, time.Since(start), err)
+	return err
+}
+
+// record is what a request's log line and metrics say.
+type record struct {
+	app     plugin.App
+	outcome string
+	codes   []string
+	objects int
+}
+
+// generate runs one render; errors are gRPC status errors.
+func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagementPluginService_GenerateManifestServer, rec *record) ([]string, error) {
+	dir, repo, err := s.receive(ctx, stream)
+	defer s.remove(dir)
+	if err != nil {
+		rec.fail(ctx, err)
+		return nil, streamError(ctx, err)
+	}
+	req, problems := plugin.FromEnviron(environ(repo.env))
+	if req != nil {
+		rec.app = req.App
+	} else {
+		rec.app = plugin.App{Name: envValue(repo.env, plugin.EnvAppName), Revision: envValue(repo.env, plugin.EnvAppRevision)}
+	}
+	var contract *validate.Contract
+	if len(problems) == 0 {
+		contract, problems = s.contracts.Load(req.Contract)
+	}
+	if len(problems) > 0 {
+		return nil, rec.invalid(problems)
+	}
+	res, err := s.render(ctx, req.Render(repo.appDir, repo.root, contract))
+	var ps validate.Problems
+	switch {
+	case errors.As(err, &ps):
+		return nil, rec.invalid(ps)
+	case err != nil:
+		rec.fail(ctx, err)
+		return nil, status.Error(statusCode(ctx, err), "codeloc: "+err.Error())
+	}
+	manifests := make([]string, len(res.Objects))
+	for i, o := range res.Objects {
+		if manifests[i], err = o.String(); err != nil {
+			rec.fail(ctx, err)
+			return nil, status.Errorf(codes.Internal, "codeloc: encoding %s/%s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+	rec.outcome, rec.objects = OutcomeOK, len(manifests)
+	return manifests, nil
+}
+
+// render runs render.Render, returning early when ctx ends (the render
+// itself cannot be interrupted: its result is then dropped).
+func (s *Server) render(ctx context.Context, req render.Request) (*render.Result, error) {
+	type result struct {
+		res *render.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("render panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				done <- result{err: fmt.Errorf("internal error: render panicked: %v", r)}
+			}
+		}()
+		if s.beforeRender != nil {
+			s.beforeRender(ctx)
+		}
+		res, err := render.Render(req)
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("render cancelled: %w", ctx.Err())
+	}
+}
+
+// invalid records problems and returns them as an InvalidArgument error
+// whose message is one problem per line.
+func (r *record) invalid(problems validate.Problems) error {
+	r.outcome = OutcomeInvalid
+	for _, p := range problems {
+		if !slices.Contains(r.codes, p.Code) {
+			r.codes = append(r.codes, p.Code)
+		}
+	}
+	return status.Error(codes.InvalidArgument, problems.Error())
+}
+
+// fail records an error that is not a problem of the input.
+func (r *record) fail(ctx context.Context, err error) {
+	switch {
+	case ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		r.outcome, r.codes = OutcomeCancelled, []string{"cancelled"}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+			r.codes = []string{"deadline-exceeded"}
+		}
+	case errors.Is(err, errRepo):
+		r.outcome, r.codes = OutcomeRefused, []string{"repo-refused"}
+	default:
+		r.outcome, r.codes = OutcomeError, []string{"internal"}
+	}
+}
+
+// finish logs and measures a request.
+func (s *Server) finish(rec *record, d time.Duration, err error) {
+	s.metrics.observe(rec.outcome, d.Seconds(), rec.codes)
+	attrs := []any{
+		"app", rec.app.Name, "namespace", rec.app.Namespace, "revision", rec.app.Revision,
+		"path", rec.app.SourcePath, "repo", redactURL(rec.app.RepoURL),
+		"duration_ms", float64(d.Microseconds()) / 1000, "outcome", rec.outcome,
+	}
+	switch rec.outcome {
+	case OutcomeOK:
+		s.log.Info("render", append(attrs, "objects", rec.objects)...)
+	case OutcomeInvalid:
+		s.log.Info("render", append(attrs, "codes", rec.codes)...)
+	default:
+		s.log.Warn("render", append(attrs, "codes", rec.codes, "error", status.Convert(err).Message())...)
+	}
+}
+
+// streamError turns a receive error into a gRPC status.
+func streamError(ctx context.Context, err error) error {
+	if errors.Is(err, errRepo) {
+		return status.Error(codes.InvalidArgument, "codeloc: "+err.Error())
+	}
+	return status.Error(statusCode(ctx, err), "codeloc: receiving the repository: "+err.Error())
+}
+
+func statusCode(ctx context.Context, err error) codes.Code {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return codes.DeadlineExceeded
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return codes.Canceled
+	}
+	return codes.Internal
+}
+
+// remove deletes a request folder.
+func (s *Server) remove(dir string) {
+	if dir == "" {
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		s.log.Error("removing a request folder", "dir", dir, "error", err.Error())
+	}
+}
+
+// redactURL drops credentials from a repository URL before it is logged.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}

@@ -1,0 +1,407 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/codeloc/codeloc/plugin"
+)
+
+// TestPluginYAML loads the repo's plugin.yaml with Argo CD's own reader and
+// validator and checks what Argo CD derives from it.
+func TestPluginYAML(t *testing.T) {
+	t.Setenv("ARGOCD_PLUGINSOCKFILEPATH", "/home/argocd/cmp-server/plugins")
+	cfg, err := argoplugin.ReadPluginConfig(moduleRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := argoplugin.ValidatePluginConfig(*cfg); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{
+		"apiVersion": cfg.APIVersion,
+		"kind":       cfg.Kind,
+		"name":       cfg.Metadata.Name,
+		"version":    cfg.Spec.Version,
+		"address":    cfg.Address(),
+		"generate":   cfg.Spec.Generate.Command,
+		"fileName":   cfg.Spec.Discover.FileName,
+		"discovery":  cfg.Spec.Discover.IsDefined(),
+	}
+	want := map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1",
+		"kind":       "ConfigManagementPlugin",
+		"name":       plugin.Name,
+		"version":    plugin.Version,
+		"address":    "/home/argocd/cmp-server/plugins/codeloc-v1.sock",
+		"generate":   []string{"codeloc", "generate"},
+		"fileName":   "code-location.manifest.yaml",
+		"discovery":  true,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plugin.yaml (-want +got):\n%s", diff)
+	}
+	var params []plugin.Parameter
+	for _, p := range cfg.Spec.Parameters.Static {
+		params = append(params, plugin.Parameter{Name: p.Name, Title: p.Title, Tooltip: p.Tooltip, Default: p.String_})
+		if p.CollectionType != "string" || p.ItemType != "string" {
+			t.Errorf("parameter %s: collectionType %q itemType %q, want string", p.Name, p.CollectionType, p.ItemType)
+		}
+	}
+	if diff := cmp.Diff(plugin.Parameters, params); diff != "" {
+		t.Errorf("plugin.yaml parameters differ from plugin.Parameters (-code +yaml):\n%s", diff)
+	}
+	if _, err := LoadPluginConfig(moduleRoot); err != nil {
+		t.Errorf("LoadPluginConfig: %v", err)
+	}
+}
+
+// TestLoadPluginConfigRefuses checks what the in-process server cannot honour.
+func TestLoadPluginConfigRefuses(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join(moduleRoot, "plugin.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, old, new, want string
+	}{
+		{"init command", "  generate:\n", "  init:\n    command: [sh, -c, \"true\"]\n  generate:\n", "spec.init is set"},
+		{"find command", "    fileName: code-location.manifest.yaml\n", "    find:\n      command: [sh, -c, ls]\n", "spec.discover.find.command"},
+		{"dynamic parameters", "    static:\n", "    dynamic:\n      command: [echo, '[]']\n    static:\n", "spec.parameters.dynamic"},
+		{"unknown parameter", "      - name: contract\n", "      - name: overlay\n", `parameter "overlay" is announced, but codeloc does not know it`},
+		{"other default", "        string: \"\"\n      - name: contract", "        string: base\n      - name: contract", `announced with default "base", but codeloc applies ""`},
+		{"not a plugin", "kind: ConfigManagementPlugin", "kind: Plugin", "kind should be ConfigManagementPlugin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(string(base), tt.old) {
+				t.Fatalf("plugin.yaml has no %q", tt.old)
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte(strings.Replace(string(base), tt.old, tt.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadPluginConfig(dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// backend starts a plugin server for a contract and points the repo-server
+// code at it.
+type backend struct {
+	name  string
+	start func(t *testing.T, contract string)
+}
+
+var backends = []backend{
+	{"sidecar", func(t *testing.T, contract string) {
+		sockDir(t)
+		startOurs(t, contract)
+	}},
+	{"stock", func(t *testing.T, contract string) {
+		codelocOnPath(t)
+		sockDir(t)
+		t.Setenv(plugin.EnvContract, contract)
+		startStock(t, moduleRoot)
+	}},
+}
+
+// TestGoodFixtures renders the good fixtures through GenerateManifests:
+// exactly the golden objects, plus Argo CD's tracking label.
+func TestGoodFixtures(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			b.start(t, exampleContract)
+			for _, name := range []string{"citation", "mediawatch"} {
+				for _, whole := range []bool{true, false} {
+					t.Run(fmt.Sprintf("%s/whole-repo=%v", name, whole), func(t *testing.T) {
+						res, err := generate(context.Background(), name, genOpts{generatePath: !whole})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got := responseObjects(t, res, appName(name))
+						if diff := cmp.Diff(goldenObjects(t, name), got); diff != "" {
+							t.Errorf("objects differ from the golden render (-golden +got):\n%s", diff)
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestInvalidFixtures renders every fixtures/invalid case through
+// GenerateManifests: the error carries exactly the lines `codeloc render`
+// prints.
+func TestInvalidFixtures(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			current := ""
+			for _, name := range invalidFixtures(t) {
+				if c := fixtureContract(name); c != current {
+					b.start(t, c) // later servers shadow earlier ones: new socket folder
+					current = c
+				}
+				t.Run(name, func(t *testing.T) {
+					want := expectedLines(t, name)
+					if name == "missing-manifest" && b.name == "stock" {
+						// The stock server's discovery rejects the folder
+						// before codeloc runs.
+						want = `couldn't find cmp-server plugin with name "codeloc-v1" supporting the given repository`
+					}
+					_, err := generate(context.Background(), "invalid/"+name, genOpts{})
+					if err == nil {
+						t.Fatal("no error")
+					}
+					if got := normalize(err.Error()); !strings.Contains(got, want) {
+						t.Errorf("error does not carry the expected lines\n got: %s\nwant: %s", got, want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestInvalidFixturesGeneratePaths sends only the Application's folder, as
+// with manifest-generate-paths: ".", to the sidecar: messages still show
+// repo paths; links and bases outside the folder are not sent.
+func TestInvalidFixturesGeneratePaths(t *testing.T) {
+	differ := map[string]string{
+		"kustomize-escape": "kustomize-build: accumulating resources",
+		"symlink-escape":   "illegal filepath in symlink",
+	}
+	current := ""
+	for _, name := range invalidFixtures(t) {
+		if c := fixtureContract(name); c != current {
+			sockDir(t)
+			startOurs(t, c)
+			current = c
+		}
+		t.Run(name, func(t *testing.T) {
+			want, ok := differ[name]
+			if !ok {
+				want = expectedLines(t, name)
+			}
+			_, err := generate(context.Background(), "invalid/"+name, genOpts{generatePath: true})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := normalize(err.Error()); !strings.Contains(got, want) {
+				t.Errorf("error does not carry the expected lines\n got: %s\nwant: %s", got, want)
+			}
+		})
+	}
+}
+
+// TestRequestProblems covers what the Application itself gets wrong, on
+// both servers: the same lines.
+func TestRequestProblems(t *testing.T) {
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name    string
+		fixture string
+		opts    genOpts
+		want    []string
+	}{
+		{
+			name: "unknown parameter", fixture: "mediawatch",
+			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "overlay", String_: str("prod")}}},
+			want: []string{`plugin-unknown-parameter spec.source.plugin.parameters[0]: unknown parameter "overlay" (codeloc's parameters are kustomize-root, contract)`},
+		},
+		{
+			name: "array parameter", fixture: "mediawatch",
+			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "kustomize-root", OptionalArray: &v1alpha1.OptionalArray{Array: []string{"a"}}}}},
+			want: []string{`plugin-bad-parameter spec.source.plugin.parameters[0]: parameter "kustomize-root" is a string, not a map or an array`},
+		},
+		{
+			name: "plugin env", fixture: "mediawatch",
+			opts: genOpts{env: v1alpha1.Env{{Name: "KUSTOMIZE_ROOT", Value: "overlays/prod"}}},
+			want: []string{`plugin-unknown-env spec.source.plugin.env: codeloc takes no plugin env, got "KUSTOMIZE_ROOT"`},
+		},
+		{
+			name: "kustomize root outside", fixture: "mediawatch",
+			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "kustomize-root", String_: str("../citation")}}},
+			want: []string{`kustomize-root kustomize-root: "../citation" leaves the code-location folder`},
+		},
+		{
+			name: "contract not mounted", fixture: "mediawatch",
+			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "contract", String_: str("staging")}}},
+			want: []string{`contract-not-found spec.source.plugin.parameters.contract: contract "staging" is not mounted (mounted: example)`},
+		},
+		{
+			name: "namespace", fixture: "mediawatch", opts: genOpts{namespace: "default"},
+			want: []string{`namespace-mismatch spec.destination.namespace: the Application deploys to "default" but the cluster contract's namespace is "dagster"`},
+		},
+		{
+			name: "api not served", fixture: "citation", opts: genOpts{apiVersions: []string{"v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1"}},
+			want: []string{`fixtures/citation/code-location.manifest.yaml:22:5: api-not-served dependsOn.buckets: the destination cluster does not serve objectbucket.io/v1alpha1`},
+		},
+		{
+			name: "no batch/v1", fixture: "mediawatch", opts: genOpts{apiVersions: []string{"v1", "apps/v1", "rbac.authorization.k8s.io/v1"}},
+			want: []string{`api-not-served: the destination cluster does not serve batch/v1`},
+		},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			b.start(t, exampleContract)
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					_, err := generate(context.Background(), tt.fixture, tt.opts)
+					if err == nil {
+						t.Fatal("no error")
+					}
+					for _, w := range tt.want {
+						if !strings.Contains(err.Error(), w) {
+							t.Errorf("error does not carry %q:\n%v", w, err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestParameters checks the parameters that change the render.
+func TestParameters(t *testing.T) {
+	str := func(s string) *string { return &s }
+	// A code-location whose kustomization lives in deploy/.
+	src := filepath.Join(repoRoot, "fixtures", "mediawatch")
+	dst := filepath.Join(repoRoot, "fixtures", "param-root")
+	if err := copyTree(src, filepath.Join(dst, "deploy")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dst) })
+	if err := os.Rename(filepath.Join(dst, "deploy", "code-location.manifest.yaml"), filepath.Join(dst, "code-location.manifest.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	// Two contracts: the parameter picks one.
+	contracts := filepath.Join(tmpRoot, "two-contracts")
+	example, _ := os.ReadFile(exampleContract)
+	for _, n := range []string{"prod", "staging"} {
+		if err := writeFile(filepath.Join(contracts, n+".yaml"), example); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			b.start(t, contracts)
+			t.Run("no contract named", func(t *testing.T) {
+				_, err := generate(context.Background(), "mediawatch", genOpts{})
+				want := "contract-ambiguous spec.source.plugin.parameters.contract: 2 contracts are mounted (prod, staging) and the Application names none (set the plugin parameter contract to one of them)"
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v, want %q", err, want)
+				}
+			})
+			t.Run("kustomize-root and contract", func(t *testing.T) {
+				res, err := generate(context.Background(), "param-root", genOpts{params: v1alpha1.ApplicationSourcePluginParameters{
+					{Name: "kustomize-root", String_: str("deploy")},
+					{Name: "contract", String_: str("staging")},
+				}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := responseObjects(t, res, "param-root")
+				if diff := cmp.Diff(goldenObjects(t, "mediawatch"), got); diff != "" {
+					t.Errorf("objects differ from mediawatch's (-golden +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+// TestDiscovery checks MatchRepository: an Application without a plugin
+// name finds the sidecar by the declaration file, and only then.
+func TestDiscovery(t *testing.T) {
+	sockDir(t)
+	startOurs(t, exampleContract)
+	res, err := generate(context.Background(), "citation", genOpts{plugin: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(goldenObjects(t, "citation"), responseObjects(t, res, "citation")); diff != "" {
+		t.Errorf("discovered render differs (-golden +got):\n%s", diff)
+	}
+	_, err = generate(context.Background(), "invalid/missing-manifest", genOpts{plugin: "-"})
+	if want := "could not find plugin supporting the given repository"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// TestConcurrent runs 16 GenerateManifests calls on mixed fixtures at once.
+func TestConcurrent(t *testing.T) {
+	sockDir(t)
+	s := startOurs(t, exampleContract)
+	cases := []string{"citation", "mediawatch", "invalid/bad-names", "invalid/kustomize-remote", "invalid/policy-kinds", "invalid/migrations", "invalid/yaml-syntax", "invalid/missing-manifest"}
+	golden := map[string][]object{"citation": goldenObjects(t, "citation"), "mediawatch": goldenObjects(t, "mediawatch")}
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func(name string) {
+			defer wg.Done()
+			res, err := generate(context.Background(), name, genOpts{generatePath: i%2 == 0})
+			if want, ok := golden[name]; ok {
+				if err != nil {
+					errs <- fmt.Sprintf("%s: %v", name, err)
+				} else if len(res.Manifests) != len(want) {
+					errs <- fmt.Sprintf("%s: %d objects, want %d", name, len(res.Manifests), len(want))
+				}
+				return
+			}
+			if want := expectedLines(t, strings.TrimPrefix(name, "invalid/")); err == nil || !strings.Contains(err.Error(), want) {
+				errs <- fmt.Sprintf("%s: error %v, want %q", name, err, want)
+			}
+		}(cases[i%len(cases)])
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	emptyDir(t, s.workDir)
+}
+
+// TestDeadline checks a render past the request's deadline is cancelled
+// and leaves no request folder.
+func TestDeadline(t *testing.T) {
+	sockDir(t)
+	entered := make(chan struct{}, 1)
+	s := startOurs(t, exampleContract, func(o *Options) {
+		o.beforeRender = func(ctx context.Context) {
+			entered <- struct{}{}
+			<-ctx.Done() // a render slower than the deadline
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := generate(ctx, "citation", genOpts{})
+	if err == nil || !strings.Contains(err.Error(), "DeadlineExceeded") {
+		t.Errorf("error %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the call returned after %v", d)
+	}
+	select {
+	case <-entered:
+	default:
+		t.Error("the render never started")
+	}
+	emptyDir(t, s.workDir)
+	if !strings.Contains(s.logs.String(), `"outcome":"cancelled","codes":["deadline-exceeded"]`) {
+		t.Errorf("no cancelled log line:\n%s", s.logs)
+	}
+}
