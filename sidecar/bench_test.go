@@ -1,0 +1,188 @@
+package sidecar
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
+)
+
+// BenchmarkGenerateManifests measures one render of fixtures/citation per
+// op, through the plugin socket, driven by Argo CD's repo-server code
+// (GenerateManifests with manifest-generate-paths: "."), for:
+//
+//	(a) sidecar:         codeloc-sidecar, in-process render;
+//	(b) stock-codeloc:   Argo CD's cmp-server executing `codeloc generate`;
+//	(c) stock-kustomize: Argo CD's cmp-server executing `kustomize build .`,
+//	    the plain Argo CD kustomize cost ($CODELOC_KUSTOMIZE, else PATH;
+//	    `bash .ci/tools.sh` installs v5.4.3).
+//
+// Each reports p50 and p99 latency in ms. Allocations count this process
+// only: the client and (a)'s server, not (b)'s and (c)'s child processes.
+//
+//	go test ./sidecar -run '^$' -bench GenerateManifests -benchtime 200x
+func BenchmarkGenerateManifests(b *testing.B) {
+	b.Run("a-sidecar", func(b *testing.B) {
+		sockDir(b)
+		startOurs(b, exampleContract)
+		measure(b, "codeloc-v1")
+	})
+	b.Run("b-stock-codeloc", func(b *testing.B) {
+		codelocOnPath(b)
+		sockDir(b)
+		setenv(b, "CODELOC_CONTRACT", exampleContract)
+		startStock(b, moduleRoot)
+		measure(b, "codeloc-v1")
+	})
+	b.Run("c-stock-kustomize", func(b *testing.B) {
+		kustomize := kustomizeBinary(b)
+		dir := b.TempDir()
+		data, err := os.ReadFile(filepath.Join("testdata", "kustomize-plugin.yaml"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "plugin.yaml"), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		sockDir(b)
+		startStock(b, dir, func(c *argoplugin.PluginConfig) { c.Spec.Generate.Command[0] = kustomize })
+		measure(b, "kustomize-v1")
+	})
+}
+
+// kustomizeBinary finds the kustomize CLI or skips (fails under CI=true).
+func kustomizeBinary(b *testing.B) string {
+	if k := os.Getenv("CODELOC_KUSTOMIZE"); k != "" {
+		return k
+	}
+	if k, err := exec.LookPath("kustomize"); err == nil {
+		return k
+	}
+	msg := "no kustomize: set CODELOC_KUSTOMIZE=$(bash .ci/tools.sh | tail -n1)/kustomize"
+	if os.Getenv("CI") == "true" {
+		b.Fatal(msg)
+	}
+	b.Skip(msg)
+	return ""
+}
+
+// measure renders citation b.N times and reports latency percentiles.
+func measure(b *testing.B, pluginName string) {
+	b.Helper()
+	opts := genOpts{plugin: pluginName, generatePath: true}
+	if _, err := generate(context.Background(), "citation", opts); err != nil { // warm up
+		b.Fatal(err)
+	}
+	durations := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		res, err := generate(context.Background(), "citation", opts)
+		durations = append(durations, time.Since(start))
+		if err != nil || len(res.Manifests) == 0 {
+			b.Fatalf("render: %v", err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(ms(percentile(durations, 50)), "p50-ms")
+	b.ReportMetric(ms(percentile(durations, 99)), "p99-ms")
+}
+
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p+99)/100 - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkSidecarRSS starts the built codeloc-sidecar binary, renders
+// through it with GenerateManifests (mixed good and invalid fixtures) and
+// reports its resident memory from /proc/<pid>/status: after 100 renders
+// and after 1,000 (b.N is ignored: run with -benchtime 1x), the peak, and
+// the request folders left (must be 0).
+//
+//	go test ./sidecar -run '^$' -bench SidecarRSS -benchtime 1x
+func BenchmarkSidecarRSS(b *testing.B) {
+	bin := filepath.Join(tmpRoot, "bin", "codeloc-sidecar")
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/codeloc-sidecar")
+		cmd.Dir = moduleRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build ./cmd/codeloc-sidecar: %v\n%s", err, out)
+		}
+	}
+	socks := sockDir(b)
+	work := b.TempDir()
+	cmd := exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot, "--work-dir", work, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}()
+	socket := filepath.Join(socks, "codeloc-v1.sock")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(socket); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("codeloc-sidecar did not start")
+		}
+	}
+	mixed := []string{"citation", "mediawatch", "invalid/bad-names", "invalid/policy-kinds"}
+	status := func() (rss, hwm float64) {
+		return procStatus(b, cmd.Process.Pid, "VmRSS"), procStatus(b, cmd.Process.Pid, "VmHWM")
+	}
+	b.ResetTimer()
+	var rss100 float64
+	for i := range 1000 {
+		_, err := generate(context.Background(), mixed[i%len(mixed)], genOpts{generatePath: true})
+		if (err == nil) != (i%len(mixed) < 2) {
+			b.Fatalf("render %d: %v", i, err)
+		}
+		if i == 99 {
+			rss100, _ = status()
+		}
+	}
+	b.StopTimer()
+	rss, hwm := status()
+	left, _ := os.ReadDir(filepath.Join(work, "codeloc-sidecar"))
+	b.ReportMetric(rss100, "rss-after-100-MiB")
+	b.ReportMetric(rss, "rss-after-1000-MiB")
+	b.ReportMetric(hwm, "peak-rss-MiB")
+	b.ReportMetric(float64(len(left)), "request-dirs-left")
+}
+
+// procStatus reads a kB field of /proc/<pid>/status, in MiB.
+func procStatus(b *testing.B, pid int, field string) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Skip("no /proc")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb / 1024
+		}
+	}
+	b.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
