@@ -110,9 +110,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // BenchmarkSidecarRSS starts the built codeloc-sidecar binary, renders
 // through it with GenerateManifests (mixed good and invalid fixtures) and
-// reports its resident memory from /proc/<pid>/status: after 100 renders
-// and after 1,000 (b.N is ignored: run with -benchtime 1x), the peak, and
-// the request folders left (must be 0).
+// reports its resident memory from /proc/<pid>/status: at start, after 100
+// renders and after 1,000 (b.N is ignored: run with -benchtime 1x), the
+// peak, and the request folders left (must be 0).
 //
 //	go test ./sidecar -run '^$' -bench SidecarRSS -benchtime 1x
 func BenchmarkSidecarRSS(b *testing.B) {
@@ -148,6 +148,7 @@ func BenchmarkSidecarRSS(b *testing.B) {
 	status := func() (rss, hwm float64) {
 		return procStatus(b, cmd.Process.Pid, "VmRSS"), procStatus(b, cmd.Process.Pid, "VmHWM")
 	}
+	rss0, _ := status()
 	b.ResetTimer()
 	var rss100 float64
 	for i := range 1000 {
@@ -162,6 +163,7 @@ func BenchmarkSidecarRSS(b *testing.B) {
 	b.StopTimer()
 	rss, hwm := status()
 	left, _ := os.ReadDir(filepath.Join(work, "codeloc-sidecar"))
+	b.ReportMetric(rss0, "rss-at-start-MiB")
 	b.ReportMetric(rss100, "rss-after-100-MiB")
 	b.ReportMetric(rss, "rss-after-1000-MiB")
 	b.ReportMetric(hwm, "peak-rss-MiB")

@@ -457,9 +457,12 @@ func TestNoLeak(t *testing.T) {
 	if got > fds+4 {
 		t.Errorf("%d open files after %d renders, %d before", got, n, fds)
 	}
-	if grown := int64(heapAfterGC()) - int64(heap); grown > 16<<20 {
+	after := heapAfterGC()
+	if grown := int64(after) - int64(heap); grown > 16<<20 {
 		t.Errorf("heap grew by %d MiB over %d renders", grown>>20, n)
 	}
+	t.Logf("%d renders: goroutines %d -> %d, open files %d -> %d, heap %.1f -> %.1f MiB",
+		n, goroutines, runtime.NumGoroutine(), fds, got, float64(heap)/(1<<20), float64(after)/(1<<20))
 }
 
 func openFiles(t *testing.T) int {
