@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,14 +13,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
 	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
+	"github.com/argoproj/argo-cd/v2/util/cmp"
+	"github.com/argoproj/argo-cd/v2/util/tgzstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // BenchmarkGenerateManifests measures one render of fixtures/citation per
 // op, through the plugin socket, driven by Argo CD's repo-server code
 // (GenerateManifests with manifest-generate-paths: "."), for:
 //
-//	(a) sidecar:         codeloc-sidecar, in-process render;
+//	(a) sidecar:         codeloc-sidecar, in-process render (and
+//	    sidecar-only: GenerateManifest alone, on a prepared tarball);
 //	(b) stock-codeloc:   Argo CD's cmp-server executing `codeloc generate`;
 //	(c) stock-kustomize: Argo CD's cmp-server executing `kustomize build .`,
 //	    the plain Argo CD kustomize cost ($CODELOC_KUSTOMIZE, else PATH;
@@ -34,6 +41,13 @@ func BenchmarkGenerateManifests(b *testing.B) {
 		sockDir(b)
 		startOurs(b, exampleContract)
 		measure(b, "codeloc-v1")
+	})
+	b.Run("a-sidecar-only", func(b *testing.B) {
+		// The sidecar's own share: a prepared tarball sent on one open
+		// connection, no repo-server tar step and no discovery call.
+		sockDir(b)
+		s := startOurs(b, exampleContract)
+		direct(b, s.socket)
 	})
 	b.Run("b-stock-codeloc", func(b *testing.B) {
 		codelocOnPath(b)
@@ -187,4 +201,63 @@ func procStatus(b *testing.B, pid int, field string) float64 {
 	}
 	b.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
+}
+
+// direct sends a prepared tarball of fixtures/citation straight to
+// GenerateManifest b.N times on one connection.
+func direct(b *testing.B, socket string) {
+	b.Helper()
+	app := filepath.Join(repoRoot, "fixtures", "citation")
+	env := []string{"ARGOCD_APP_NAME=citation", "ARGOCD_APP_NAMESPACE=dagster", "ARGOCD_APP_SOURCE_PATH=fixtures/citation",
+		"KUBE_API_VERSIONS=" + strings.Join(apiVersions, ","), "ARGOCD_APP_PARAMETERS=null"}
+	tgz, header, err := cmp.GetCompressedRepoAndMetadata(app, app, env, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := io.ReadAll(tgz)
+	tgzstream.CloseAndDelete(tgz)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	client := apiclient.NewConfigManagementPluginServiceClient(conn)
+	once := func() error {
+		stream, err := client.GenerateManifest(context.Background())
+		if err != nil {
+			return err
+		}
+		if err := stream.Send(header); err != nil {
+			return err
+		}
+		if err := stream.Send(cmp.AppFileRequest(data)); err != nil {
+			return err
+		}
+		res, err := stream.CloseAndRecv()
+		if err == nil && len(res.Manifests) == 0 {
+			err = fmt.Errorf("no manifests")
+		}
+		return err
+	}
+	if err := once(); err != nil {
+		b.Fatal(err)
+	}
+	durations := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		err := once()
+		durations = append(durations, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(ms(percentile(durations, 50)), "p50-ms")
+	b.ReportMetric(ms(percentile(durations, 99)), "p99-ms")
 }
