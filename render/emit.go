@@ -203,7 +203,7 @@ func (in *instance) podSpec(container m, volume string, source m) m {
 
 func (in *instance) container(name string, args []any, env []any, volume, mount string) m {
 	c := m{
-		"name": name, "image": in.c.Jobs.Image, "args": args,
+		"name": name, "image": in.c.Jobs.Image, "command": []any{"codeloc"}, "args": args,
 		"securityContext": m{
 			"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "runAsNonRoot": true,
 			"capabilities": m{"drop": []any{"ALL"}},
