@@ -8,9 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/codeloc/codeloc/validate"
 )
 
 // NoTransactionMarker, as the exact first line of a file, makes the file
@@ -28,11 +29,6 @@ type File struct {
 	NoTransaction bool   // the first line is NoTransactionMarker
 }
 
-// nameRE is the migration file name rule, the same as the declaration's.
-var nameRE = regexp.MustCompile(`^[0-9]{3,}-[a-z0-9][a-z0-9._-]*\.sql$`)
-
-// ValidName reports whether name is a plain NNN-name.sql migration name.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
 
 // Load reads the named files of dir in the given order, or every *.sql file
 // of dir in lexical order when names is empty. Each must be a plain
@@ -93,7 +89,7 @@ func listSQL(root *os.Root) ([]string, error) {
 
 // loadFile reads and checks one migration file.
 func loadFile(root *os.Root, name string) (File, error) {
-	if !ValidName(name) {
+	if !validate.IsMigrationName(name) {
 		return File{}, fmt.Errorf("%q is not a migration file name: name it NNN-name.sql (3+ digits, '-', lowercase name), a plain file in the folder", name)
 	}
 	data, err := readRegular(root, name)

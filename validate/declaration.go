@@ -181,6 +181,10 @@ var (
 	migrationRE = regexp.MustCompile(`^[0-9]{3,}-[a-z0-9][a-z0-9._-]*\.sql$`)
 )
 
+// IsMigrationName reports whether name is a plain NNN-name.sql migration
+// file name (no path), the rule the declaration and `codeloc migrate` share.
+func IsMigrationName(name string) bool { return migrationRE.MatchString(name) }
+
 // checkForm checks names, revision, duplicates and self-dependency.
 func (d *Declaration) checkForm() Problems {
 	var ps Problems
