@@ -29,7 +29,6 @@ type File struct {
 	NoTransaction bool   // the first line is NoTransactionMarker
 }
 
-
 // Load reads the named files of dir in the given order, or every *.sql file
 // of dir in lexical order when names is empty. Each must be a plain
 // NNN-name.sql name of a regular file inside dir; a symbolic link is
