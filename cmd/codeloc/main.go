@@ -30,8 +30,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes the CLI and maps errors to exit codes. Nothing is written to
-// stdout unless the command succeeded.
+// run executes the CLI and maps errors to exit codes. Commands that print
+// manifests (render, generate, application) write nothing to stdout unless
+// they succeed; the Jobs' commands (migrate, preflight) report progress there.
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
