@@ -139,8 +139,12 @@ func (c *Contracts) notFound(msg string) validate.Problem {
 	return validate.Problem{Code: CodeContractNotFound, File: c.path, Message: msg, Hint: "mount the cluster contract (a ConfigMap) where --contract or " + EnvContract + " points"}
 }
 
-// contractName is what a contract parameter and a contract file name may be.
-var contractName = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9_.-]{0,251}[a-zA-Z0-9])?$`)
+// contractName is what a contract parameter and a contract file name may
+// be (at most 253 characters, checked apart: a bounded repetition in the
+// pattern costs a large automaton at every process start).
+var contractName = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?$`)
+
+func isContractName(s string) bool { return len(s) <= 253 && contractName.MatchString(s) }
 
 // files maps each mounted contract name to its file.
 func (c *Contracts) files() (map[string]string, error) {
@@ -161,7 +165,7 @@ func (c *Contracts) files() (map[string]string, error) {
 	files := map[string]string{}
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") || !(strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) || !contractName.MatchString(stem(n)) {
+		if strings.HasPrefix(n, ".") || !(strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) || !isContractName(stem(n)) {
 			continue // ConfigMap volumes hold ..data and ..<timestamp> entries
 		}
 		f := filepath.Join(c.path, n)
