@@ -5,8 +5,9 @@
 #     beside Argo CD's repo-server, rendering in-process;
 #   - codeloc generate: the command Argo CD's stock argocd-cmp-server runs
 #     (plugin.yaml is at /home/argocd/cmp-server/config/plugin.yaml);
-#   - codeloc preflight / codeloc migrate: the PreSync Jobs codeloc renders
-#     (they pass only arguments; the sidecar hands a command to codeloc).
+#   - codeloc-jobs preflight / migrate: the PreSync Jobs codeloc renders
+#     (codeloc built with -tags jobs: client-go and pgx stay out of the
+#     per-render codeloc, which hands those commands over to it).
 #
 # Build (from the repo root):
 #
@@ -32,9 +33,11 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     for cmd in codeloc codeloc-sidecar; do \
       go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o "/out/usr/local/bin/$cmd" "./cmd/$cmd"; \
     done; \
+    go build -tags jobs -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/usr/local/bin/codeloc-jobs ./cmd/codeloc; \
     install -D -m 0644 plugin.yaml /out/home/argocd/cmp-server/config/plugin.yaml; \
     mkdir -p /out/home/argocd/cmp-server/plugins; \
     /out/usr/local/bin/codeloc version; \
+    /out/usr/local/bin/codeloc-jobs version; \
     /out/usr/local/bin/codeloc-sidecar --version
 
 FROM ${BASE}

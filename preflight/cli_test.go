@@ -32,9 +32,10 @@ func codelocBinary(t *testing.T) string {
 			return
 		}
 		cli.path = filepath.Join(cli.dir, "codeloc")
-		out, err := exec.Command("go", "build", "-o", cli.path, "github.com/codeloc/codeloc/cmd/codeloc").CombinedOutput()
+		// The jobs build: the one the PreSync Jobs run (codeloc-jobs).
+		out, err := exec.Command("go", "build", "-tags", "jobs", "-o", cli.path, "github.com/codeloc/codeloc/cmd/codeloc").CombinedOutput()
 		if err != nil {
-			cli.err = errors.New("go build ./cmd/codeloc: " + err.Error() + "\n" + string(out))
+			cli.err = errors.New("go build -tags jobs ./cmd/codeloc: " + err.Error() + "\n" + string(out))
 		}
 	})
 	if cli.err != nil {

@@ -14,6 +14,11 @@ import (
 
 type m = map[string]any
 
+// JobsCommand is the binary of the image the Jobs run: codeloc built with
+// -tags jobs (preflight and migrate link client-go and pgx, which the
+// per-render codeloc leaves out).
+const JobsCommand = "codeloc-jobs"
+
 // Paths inside the Jobs' containers.
 const (
 	DeclarationMount = "/etc/codeloc/declaration"
@@ -203,7 +208,7 @@ func (in *instance) podSpec(container m, volume string, source m) m {
 
 func (in *instance) container(name string, args []any, env []any, volume, mount string) m {
 	c := m{
-		"name": name, "image": in.c.Jobs.Image, "command": []any{"codeloc"}, "args": args,
+		"name": name, "image": in.c.Jobs.Image, "command": []any{JobsCommand}, "args": args,
 		"securityContext": m{
 			"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "runAsNonRoot": true,
 			"capabilities": m{"drop": []any{"ALL"}},

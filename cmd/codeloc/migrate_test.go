@@ -1,3 +1,5 @@
+//go:build jobs
+
 package main
 
 import (
