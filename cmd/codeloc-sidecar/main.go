@@ -11,11 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -30,7 +27,6 @@ import (
 var version = "dev"
 
 const usage = `Usage: codeloc-sidecar [flags]
-       codeloc-sidecar COMMAND [args]   (runs codeloc COMMAND [args])
 
 codeloc-sidecar runs beside Argo CD's repo-server as the codeloc Config
 Management Plugin. It serves Argo CD's ConfigManagementPluginService on
@@ -67,10 +63,7 @@ Parameters an Application may set (spec.source.plugin.parameters):
   kustomize-root  kustomization folder, relative to the Application's path
   contract        which mounted contract to use when several are mounted
 
-Given a command instead of flags (preflight, migrate, generate, version...),
-codeloc-sidecar executes the codeloc binary next to it with the same
-arguments: the image's entrypoint is the sidecar, and the PreSync Jobs it
-renders pass only arguments.
+The PreSync Jobs it renders run codeloc-jobs from the same image.
 `
 
 const defaultShutdownTimeout = 25 * time.Second
@@ -79,21 +72,8 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// execCodeloc replaces the process with codeloc (a variable for tests).
-var execCodeloc = func(path string, argv []string) error {
-	return syscall.Exec(path, argv, os.Environ())
-}
-
 // run parses the command line and serves until SIGTERM or SIGINT.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		path, err := codelocPath()
-		if err == nil {
-			err = execCodeloc(path, append([]string{"codeloc"}, args...))
-		}
-		fmt.Fprintln(stderr, "codeloc-sidecar: running codeloc:", err)
-		return 2
-	}
 	o, level, showVersion, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -149,16 +129,6 @@ func parseFlags(args []string, stderr io.Writer) (sidecar.Options, slog.Level, b
 }
 
 // codelocPath finds the codeloc binary: next to this one, else on PATH.
-func codelocPath() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "codeloc")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	return exec.LookPath("codeloc")
-}
-
 func versionString() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version

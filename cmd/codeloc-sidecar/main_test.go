@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -51,27 +49,6 @@ func TestCommandLineErrors(t *testing.T) {
 				t.Errorf("stderr %q does not carry %q", stderr.String(), tt.want)
 			}
 		})
-	}
-}
-
-// TestCommandRunsCodeloc checks that the image's entrypoint runs codeloc
-// for the Jobs, which pass only arguments.
-func TestCommandRunsCodeloc(t *testing.T) {
-	var got []string
-	execCodeloc = func(_ string, argv []string) error {
-		got = argv
-		return syscall.ENOEXEC
-	}
-	t.Cleanup(func() { execCodeloc = func(p string, a []string) error { return syscall.Exec(p, a, os.Environ()) } })
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "codeloc"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir)
-	var stdout, stderr bytes.Buffer
-	run([]string{"preflight", "--dir", "/etc/codeloc/declaration"}, &stdout, &stderr)
-	if diff := cmp.Diff([]string{"codeloc", "preflight", "--dir", "/etc/codeloc/declaration"}, got); diff != "" {
-		t.Errorf("argv (-want +got):\n%s", diff)
 	}
 }
 
