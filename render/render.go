@@ -53,7 +53,7 @@ func Render(req Request) (*Result, error) {
 }
 
 func render(req Request) (*Result, error) {
-	d, problems := Validate(req)
+	d, problems := validateRequest(req)
 	if len(problems) > 0 {
 		return nil, problems.Sorted()
 	}
@@ -84,9 +84,9 @@ func render(req Request) (*Result, error) {
 	return &Result{Declaration: d, Objects: all}, nil
 }
 
-// Validate runs every check that does not need the kustomize build: the
+// validateRequest runs every check that does not need the kustomize build: the
 // declaration, the contract, the request's namespace and API versions.
-func Validate(req Request) (*validate.Declaration, validate.Problems) {
+func validateRequest(req Request) (*validate.Declaration, validate.Problems) {
 	d, problems := validate.LoadDeclaration(req.Dir)
 	if d == nil || req.Contract == nil {
 		return d, problems
