@@ -73,12 +73,8 @@ func (in *instance) emit() ([]*yaml.RNode, error) {
 	return out, nil
 }
 
-func (in *instance) labels(extra ...string) m {
-	l := m{LabelCodeLocation: in.d.CodeLocation, LabelRevision: in.d.Revision, LabelManagedBy: "codeloc"}
-	for i := 0; i+1 < len(extra); i += 2 {
-		l[extra[i]] = extra[i+1]
-	}
-	return l
+func (in *instance) labels() m {
+	return m{LabelCodeLocation: in.d.CodeLocation, LabelRevision: in.d.Revision, LabelManagedBy: "codeloc"}
 }
 
 func (in *instance) meta(name string, annotations m) m {

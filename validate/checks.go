@@ -23,7 +23,7 @@ func Check(d *Declaration, c *Contract) Problems {
 	for i, s := range d.DependsOn.Secrets {
 		declaredSecrets[s] = true
 		if s != "" && !c.HasSecret(s) {
-			add(CodeUnknownSecret, index("dependsOn.secrets", i), fmt.Sprintf("secret %q is not provided by the cluster contract", s), known("secrets", secretNames(c)))
+			add(CodeUnknownSecret, index("dependsOn.secrets", i), fmt.Sprintf("secret %q is not provided by the cluster contract", s), known("secrets", namesOf(c.Secrets, func(s Secret) string { return s.Name })))
 		}
 	}
 	for i, name := range d.DependsOn.Database {
@@ -32,7 +32,7 @@ func Check(d *Declaration, c *Contract) Problems {
 		switch {
 		case name == "":
 		case !ok:
-			add(CodeUnknownDatabase, path, fmt.Sprintf("database %q is not provided by the cluster contract", name), known("databases", databaseNames(c)))
+			add(CodeUnknownDatabase, path, fmt.Sprintf("database %q is not provided by the cluster contract", name), known("databases", namesOf(c.Databases, func(db Database) string { return db.Name })))
 		case !declaredSecrets[db.CredentialsSecret]:
 			add(CodeDatabaseSecret, path, fmt.Sprintf("database %q is reached with secret %q, which is not declared", name, db.CredentialsSecret),
 				fmt.Sprintf("add %q to dependsOn.secrets", db.CredentialsSecret))
@@ -59,7 +59,7 @@ func checkBuckets(d *Declaration, c *Contract) Problems {
 		}
 		pb, ok := c.Bucket(b.Name)
 		if !ok {
-			add(CodeUnknownBucket, path+".name", fmt.Sprintf("bucket %q is not provided by the cluster contract", b.Name), known("buckets", bucketNames(c)))
+			add(CodeUnknownBucket, path+".name", fmt.Sprintf("bucket %q is not provided by the cluster contract", b.Name), known("buckets", namesOf(c.ObjectStorage.Buckets, func(b ProvidedBucket) string { return b.Name })))
 			continue
 		}
 		if b.StorageClass != "" && pb.StorageClass != b.StorageClass {
@@ -122,26 +122,11 @@ func joinInts(vs []int) string {
 	return strings.Join(s, ", ")
 }
 
-func secretNames(c *Contract) []string {
-	out := make([]string, len(c.Secrets))
-	for i, s := range c.Secrets {
-		out[i] = s.Name
-	}
-	return out
-}
-
-func databaseNames(c *Contract) []string {
-	out := make([]string, len(c.Databases))
-	for i, db := range c.Databases {
-		out[i] = db.Name
-	}
-	return out
-}
-
-func bucketNames(c *Contract) []string {
-	out := make([]string, len(c.ObjectStorage.Buckets))
-	for i, b := range c.ObjectStorage.Buckets {
-		out[i] = b.Name
+// namesOf lists the names of the contract's entries, for hints.
+func namesOf[T any](items []T, name func(T) string) []string {
+	out := make([]string, len(items))
+	for i, item := range items {
+		out[i] = name(item)
 	}
 	return out
 }

@@ -246,6 +246,12 @@ func (d *Declaration) checkForm() Problems {
 // under dir/migrations, into d.Migrations, and bounds their total size.
 func (d *Declaration) readMigrations(dir string) Problems {
 	var ps Problems
+	if len(d.DependsOn.Migrations) == 0 {
+		return nil
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, MigrationsDir)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return Problems{d.PosOf("dependsOn.migrations").At(CodeFileNotRegular, "dependsOn.migrations", "the migrations folder is a symbolic link", "commit a real migrations/ folder")}
+	}
 	total := 0
 	for i, name := range d.DependsOn.Migrations {
 		if !migrationRE.MatchString(name) {
@@ -276,9 +282,6 @@ const (
 )
 
 func readMigration(dir, name string) ([]byte, *Problem) {
-	if fi, err := os.Lstat(filepath.Join(dir, MigrationsDir)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return nil, &Problem{Code: CodeFileNotRegular, Message: "the migrations folder is a symbolic link", Hint: "commit a real migrations/ folder"}
-	}
 	file := filepath.Join(dir, MigrationsDir, name)
 	fi, err := os.Lstat(file)
 	switch {

@@ -252,3 +252,29 @@ func inlineRefs(node any, defs map[string]any) any {
 	}
 	return node
 }
+
+// TestMigrationsFolderSymlink: a linked migrations/ folder is refused once,
+// at dependsOn.migrations, whatever the number of files.
+func TestMigrationsFolderSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "elsewhere")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"001-a.sql", "002-b.sql"} {
+		if err := os.WriteFile(filepath.Join(real, f), []byte("SELECT 1;\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("elsewhere", filepath.Join(dir, validate.MigrationsDir)); err != nil {
+		t.Fatal(err)
+	}
+	doc := minimal + "dependsOn:\n  database: [pgvector]\n  secrets: [pgvector-pg-auth]\n  migrations: [001-a.sql, 002-b.sql]\n"
+	if err := os.WriteFile(filepath.Join(dir, validate.ManifestFile), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := validate.LoadDeclaration(dir)
+	if len(problems) != 1 || problems[0].Code != validate.CodeFileNotRegular || problems[0].Path != "dependsOn.migrations" {
+		t.Errorf("got %v", problems)
+	}
+}
