@@ -15,14 +15,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
 
 // Defaults of the Application fields.
 const (
-	// PluginName is the Argo CD name of the codeloc plugin: plugin.yaml's
-	// name "codeloc" and version "v1" joined as Argo CD does.
-	PluginName = "codeloc-v1"
 	// DefaultRevision is the target revision when none is given.
 	DefaultRevision = "HEAD"
 	// DefaultProject is the Argo CD project when none is given.
@@ -242,7 +240,7 @@ func applications(decls []located, waves map[string]int, opts Options) ([]Data, 
 			Path:                 path,
 			Revision:             opts.Revision,
 			Project:              opts.Project,
-			Plugin:               PluginName,
+			Plugin:               names.PluginFullName,
 			DestinationServer:    InClusterServer,
 			DestinationNamespace: opts.Contract.Namespace,
 			Wave:                 waves[l.decl.CodeLocation],

@@ -2,7 +2,6 @@ package appofapps
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/validate"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/codeloc/codeloc/internal/golden"
+)
 
 const (
 	fixtures = "../fixtures"
@@ -48,23 +47,10 @@ func generate(t *testing.T, dirs []string, opts Options) string {
 	return string(Stream(apps))
 }
 
-// golden compares got with testdata/NAME.golden, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with testdata/NAME.golden (-update rewrites it).
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	file := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./appofapps/ -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got), "go test ./appofapps -update")
 }
 
 func in(root string, names ...string) []string {
@@ -109,7 +95,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			golden(t, tt.name, generate(t, tt.dirs, tt.opts))
+			checkGolden(t, tt.name, generate(t, tt.dirs, tt.opts))
 		})
 	}
 }

@@ -11,15 +11,16 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/codeloc/codeloc/validate"
+	"github.com/codeloc/codeloc/internal/names"
 )
 
 // NoTransactionMarker, as the exact first line of a file, makes the file
 // run outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
 const NoTransactionMarker = "-- codeloc:no-transaction"
 
-// MaxFileBytes bounds one migration file: they travel in a ConfigMap (1 MiB).
-const MaxFileBytes = 1 << 20
+// MaxFileBytes bounds one migration file: the same bound as the
+// declaration's, since the files travel in one ConfigMap.
+const MaxFileBytes = names.MaxMigrationBytes
 
 // File is one migration read from disk.
 type File struct {
@@ -88,7 +89,7 @@ func listSQL(root *os.Root) ([]string, error) {
 
 // loadFile reads and checks one migration file.
 func loadFile(root *os.Root, name string) (File, error) {
-	if !validate.IsMigrationName(name) {
+	if !names.IsMigrationName(name) {
 		return File{}, fmt.Errorf("%q is not a migration file name: name it NNN-name.sql (3+ digits, '-', lowercase name), a plain file in the folder", name)
 	}
 	data, err := readRegular(root, name)

@@ -3,6 +3,7 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -118,7 +119,7 @@ func paramEnv(env map[string]string) (map[string]string, validate.Problems) {
 	}
 	values := map[string]string{}
 	var problems validate.Problems
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if !strings.HasPrefix(k, EnvParamPrefix) {
 			continue
 		}
@@ -137,12 +138,12 @@ func paramEnv(env map[string]string) (map[string]string, validate.Problems) {
 // be ignored silently.
 func unknownEnv(env map[string]string) validate.Problems {
 	var problems validate.Problems
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if name, ok := strings.CutPrefix(k, EnvUserPrefix); ok {
 			problems = append(problems, validate.Problem{
 				Code: CodeUnknownEnv, Path: "spec.source.plugin.env",
 				Message: fmt.Sprintf("codeloc takes no plugin env, got %q", name),
-				Hint:    "remove it; choose the kustomize root and the contract with the parameters " + strings.Join(parameterNames(), ", "),
+				Hint:    "remove it; choose the kustomize root and the contract with the parameters " + strings.Join(ParameterNames(), ", "),
 			})
 		}
 	}
@@ -153,20 +154,21 @@ func unknownParameter(at, name string) validate.Problem {
 	return validate.Problem{
 		Code: CodeUnknownParameter, Path: at,
 		Message: fmt.Sprintf("unknown parameter %q", name),
-		Hint:    "codeloc's parameters are " + strings.Join(parameterNames(), ", "),
+		Hint:    "codeloc's parameters are " + strings.Join(ParameterNames(), ", "),
 	}
 }
 
 func known(name string) bool {
-	return slices.Contains(parameterNames(), name)
+	return slices.Contains(ParameterNames(), name)
 }
 
-func parameterNames() []string {
-	names := make([]string, len(Parameters))
+// ParameterNames lists the parameters codeloc knows, in announcement order.
+func ParameterNames() []string {
+	out := make([]string, len(Parameters))
 	for i, p := range Parameters {
-		names[i] = p.Name
+		out[i] = p.Name
 	}
-	return names
+	return out
 }
 
 var nonEnvChars = regexp.MustCompile("[^A-Z0-9_]")
@@ -174,13 +176,4 @@ var nonEnvChars = regexp.MustCompile("[^A-Z0-9_]")
 // EnvName returns the PARAM_ suffix Argo CD derives from a parameter name.
 func EnvName(param string) string {
 	return nonEnvChars.ReplaceAllString(strings.ToUpper(param), "_")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -20,8 +21,8 @@ import (
 // Name and Version identify the plugin; Argo CD names it Name-Version
 // ("codeloc-v1") and connects to the socket Name-Version.sock.
 const (
-	Name    = "codeloc"
-	Version = "v1"
+	Name    = names.PluginName
+	Version = names.PluginVersion
 	// DiscoveryFile is the file whose presence at the Application's path
 	// selects the plugin.
 	DiscoveryFile = validate.ManifestFile
@@ -54,7 +55,7 @@ const (
 
 // EnvContract names the cluster contract file or folder when no --contract
 // flag is given.
-const EnvContract = "CODELOC_CONTRACT"
+const EnvContract = names.EnvContract
 
 // App describes the Application a request renders, for logs and messages.
 type App struct {
@@ -189,19 +190,4 @@ func Display(appDir, sourcePath string) (base, prefix string) {
 		return filepath.Clean(strings.TrimSuffix(appDir, filepath.FromSlash(src))), ""
 	}
 	return appDir, src
-}
-
-// WithPrefix joins prefix in front of the relative file of each problem.
-func WithPrefix(problems validate.Problems, prefix string) validate.Problems {
-	if prefix == "" {
-		return problems
-	}
-	out := make(validate.Problems, len(problems))
-	for i, p := range problems {
-		if p.File != "" && !filepath.IsAbs(p.File) {
-			p.File = path.Join(prefix, filepath.ToSlash(p.File))
-		}
-		out[i] = p
-	}
-	return out
 }

@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -97,9 +96,4 @@ func formatBytes(b int64) string {
 		}
 	}
 	return fmt.Sprint(b)
-}
-
-// oneLine folds a multi-line message into one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

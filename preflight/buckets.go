@@ -24,7 +24,7 @@ func (ck *checker) buckets(ctx context.Context) result {
 		case objectNotFound(err):
 			r.fail(validate.Problem{Code: CodeBucketMissing, Path: path,
 				Message: fmt.Sprintf("ObjectBucketClaim %q does not exist in namespace %q", b.Name, ns),
-				Hint:    "the platform provides buckets (ADR 0094 §4): ask it to create the claim, or fix the bucket's name"})
+				Hint:    "buckets are provisioned by the platform, not by the code-location: ask the platform team to create the claim, or fix the bucket's name"})
 		case resourceNotServed(err):
 			r.fail(validate.Problem{Code: CodeBucketMissing, Path: path,
 				Message: fmt.Sprintf("bucket %q: this cluster does not serve objectbucket.io/v1alpha1 ObjectBucketClaims", b.Name),

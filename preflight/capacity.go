@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -182,7 +183,7 @@ func quotaPool(q *unstructured.Unstructured, cpu bool) *pool {
 // namespace.
 func (ck *checker) ownRequests(ctx context.Context) (cpu, mem int64, n int, err error) {
 	pods, err := ck.c.list(ctx, podsGVR, ck.con.Namespace, metav1.ListOptions{
-		LabelSelector: OwnLabel + "=" + ck.decl.CodeLocation,
+		LabelSelector: names.LabelCodeLocation + "=" + ck.decl.CodeLocation,
 		FieldSelector: nonTerminalPods,
 	})
 	if err != nil {
@@ -219,7 +220,7 @@ func (ck *checker) nodePools(ctx context.Context, r *result) (cpu, mem *pool, ok
 		allocMem += parseAmount(alloc["memory"], false)
 	}
 	pods, err := ck.c.list(ctx, podsGVR, "", metav1.ListOptions{
-		LabelSelector: OwnLabel + "!=" + ck.decl.CodeLocation,
+		LabelSelector: names.LabelCodeLocation + "!=" + ck.decl.CodeLocation,
 		FieldSelector: nonTerminalPods,
 	})
 	if err != nil {

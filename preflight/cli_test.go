@@ -23,7 +23,8 @@ var cli struct {
 	dir  string
 }
 
-// codelocBinary builds cmd/codeloc once per test binary.
+// codelocBinary builds cmd/codeloc-jobs, the binary the PreSync Jobs run,
+// once per test binary.
 func codelocBinary(t *testing.T) string {
 	t.Helper()
 	cli.once.Do(func() {
@@ -31,11 +32,10 @@ func codelocBinary(t *testing.T) string {
 		if cli.err != nil {
 			return
 		}
-		cli.path = filepath.Join(cli.dir, "codeloc")
-		// The jobs build: the one the PreSync Jobs run (codeloc-jobs).
-		out, err := exec.Command("go", "build", "-tags", "jobs", "-o", cli.path, "github.com/codeloc/codeloc/cmd/codeloc").CombinedOutput()
+		cli.path = filepath.Join(cli.dir, "codeloc-jobs")
+		out, err := exec.Command("go", "build", "-o", cli.path, "github.com/codeloc/codeloc/cmd/codeloc-jobs").CombinedOutput()
 		if err != nil {
-			cli.err = errors.New("go build -tags jobs ./cmd/codeloc: " + err.Error() + "\n" + string(out))
+			cli.err = errors.New("go build ./cmd/codeloc-jobs: " + err.Error() + "\n" + string(out))
 		}
 	})
 	if cli.err != nil {

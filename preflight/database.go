@@ -84,6 +84,6 @@ func databaseProblem(name, path string, cfg *pgx.ConnConfig, err error) validate
 			Hint:    "the credentials secret's username/password must match the database role: re-derive the secret, or fix the role's password or pg_hba"}
 	}
 	return validate.Problem{Code: CodeDatabaseUnreachable, Path: path,
-		Message: fmt.Sprintf("database %s (%s) does not answer: %s", name, target, oneLine(err.Error())),
+		Message: fmt.Sprintf("database %s (%s) does not answer: %s", name, target, validate.OneLine(err.Error())),
 		Hint:    "check the contract's host, port, dbname and sslMode, that the database is up, and that a NetworkPolicy lets the namespace reach it"}
 }

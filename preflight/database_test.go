@@ -1,6 +1,7 @@
 package preflight_test
 
 import (
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -52,7 +53,8 @@ func skipOrFail(t *testing.T, why string) {
 }
 
 func stderrOf(err error) string {
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		return string(ee.Stderr)
 	}
 	return ""

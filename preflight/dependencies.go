@@ -6,12 +6,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
-
-// RecordName is the name of the record ConfigMap a code-location publishes
-// in its last sync wave, which its dependents' preflights read.
-func RecordName(codeLocation string) string { return "codeloc-" + codeLocation }
 
 // dependencies checks each required code-location: its record says ready
 // "true" and, when the contract names Argo CD's namespace, its Application
@@ -33,7 +30,7 @@ func (ck *checker) dependencies(ctx context.Context) result {
 }
 
 func (ck *checker) checkRecord(ctx context.Context, r *result, path, dep string) {
-	ns, name := ck.con.Namespace, RecordName(dep)
+	ns, name := ck.con.Namespace, names.RecordName(dep)
 	cm, err := ck.c.get(ctx, configMapsGVR, ns, name)
 	switch {
 	case objectNotFound(err):
@@ -46,9 +43,9 @@ func (ck *checker) checkRecord(ctx context.Context, r *result, path, dep string)
 		return
 	}
 	data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
-	if data["ready"] != "true" {
+	if data[names.RecordKeyReady] != "true" {
 		r.fail(validate.Problem{Code: CodeDependencyNotReady, Path: path,
-			Message: fmt.Sprintf("code-location %q is not ready: its record %q says ready: %q (revision %q)", dep, name, data["ready"], data["revision"]),
+			Message: fmt.Sprintf("code-location %q is not ready: its record %q says ready: %q (revision %q)", dep, name, data[names.RecordKeyReady], data[names.RecordKeyRevision]),
 			Hint:    fmt.Sprintf("%s must declare ready: true and be synced; this sync retries", dep)})
 	}
 }

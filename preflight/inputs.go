@@ -6,11 +6,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
 
 // maxDeclarationBytes bounds the declaration file read here.
-const maxDeclarationBytes = validate.MaxFileBytes
+const maxDeclarationBytes = names.MaxYAMLBytes
 
 // Load reads dir/code-location.manifest.yaml and the contract at
 // contractPath (required). Unlike validate.LoadDeclaration it follows

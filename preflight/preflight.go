@@ -35,11 +35,6 @@ const (
 	DefaultDBTimeout   = 5 * time.Second
 )
 
-// OwnLabel labels the pods of a code-location; the capacity check leaves
-// the checked code-location's own pods out of the used capacity, since a
-// sync replaces them.
-const OwnLabel = "codeloc.dev/code-location"
-
 // Options configure Run.
 type Options struct {
 	// Config reaches the Kubernetes API (required).

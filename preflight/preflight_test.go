@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -125,11 +126,11 @@ func TestChecks(t *testing.T) {
 			want: []string{`capacity-memory resources.memory: memory 1Gi does not fit ResourceQuota "compute": 1Gi free (requests.memory hard 16Gi, used 15Gi), and the 10% headroom (1.6Gi) must stay free, leaving 0`}},
 		{name: "quota used by this code-location's own pods", state: func(s *state) {
 			s.quota.usedCPU = "3500m"
-			s.pods = []pod{{name: "citation-0", cpu: "600m", memory: "1Gi", labels: map[string]string{preflight.OwnLabel: "citation"}}}
+			s.pods = []pod{{name: "citation-0", cpu: "600m", memory: "1Gi", labels: map[string]string{names.LabelCodeLocation: "citation"}}}
 		}},
 		{name: "quota used by another code-location's pods", state: func(s *state) {
 			s.quota.usedCPU = "3500m"
-			s.pods = []pod{{name: "mediawatch-0", cpu: "600m", memory: "1Gi", labels: map[string]string{preflight.OwnLabel: "mediawatch"}}}
+			s.pods = []pod{{name: "mediawatch-0", cpu: "600m", memory: "1Gi", labels: map[string]string{names.LabelCodeLocation: "mediawatch"}}}
 		}, want: []string{`capacity-cpu resources.cpu: cpu 500m does not fit ResourceQuota "compute": 500m free`}},
 
 		// disk and buckets against Ceph (usable = available / 3 replicas).
@@ -233,7 +234,7 @@ func TestCapacityFromNodes(t *testing.T) {
 	pods := func(w *world) []pod {
 		return []pod{
 			{name: "busy", namespace: other, node: "n1-" + suffix, cpu: "1500m", memory: "2Gi"},
-			{name: "own", node: "n2-" + suffix, cpu: "1", memory: "4Gi", labels: map[string]string{preflight.OwnLabel: "citation"}},
+			{name: "own", node: "n2-" + suffix, cpu: "1", memory: "4Gi", labels: map[string]string{names.LabelCodeLocation: "citation"}},
 			{name: "done", namespace: other, node: "n2-" + suffix, cpu: "1", memory: "1Gi", phase: "Succeeded"},
 			{name: "elsewhere", namespace: other, node: "cordoned-" + suffix, cpu: "8", memory: "1Gi"},
 			{name: "unscheduled", namespace: other, cpu: "10", memory: "1Gi"},

@@ -3,9 +3,10 @@ package preflight_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,7 +141,7 @@ func (s *state) yaml(w *world) string {
 	for _, name := range s.secrets {
 		doc("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: %s}\nstringData: {username: app, password: s3cret}", name, w.ns)
 	}
-	for _, name := range sortedKeys(s.claims) {
+	for _, name := range slices.Sorted(maps.Keys(s.claims)) {
 		c := s.claims[name]
 		size := ""
 		if c.maxSize != "" {
@@ -149,11 +150,11 @@ func (s *state) yaml(w *world) string {
 		doc("apiVersion: objectbucket.io/v1alpha1\nkind: ObjectBucketClaim\nmetadata: {name: %s, namespace: %s}\nspec:\n  storageClassName: %s\n  generateBucketName: %s\n  %s\nstatus: {phase: %q}",
 			name, w.ns, c.class, name, size, c.phase)
 	}
-	for _, name := range sortedKeys(s.records) {
+	for _, name := range slices.Sorted(maps.Keys(s.records)) {
 		doc("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: codeloc-%s, namespace: %s}\ndata: {codeLocation: %s, revision: 5d2e8b4, contractVersion: \"3\", ready: %q, dependsOn: \"\"}",
 			name, w.ns, name, s.records[name])
 	}
-	for _, name := range sortedKeys(s.apps) {
+	for _, name := range slices.Sorted(maps.Keys(s.apps)) {
 		a := s.apps[name]
 		doc("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: %s, namespace: %s}\nspec: {project: default}\nstatus: {sync: {status: %s}, health: {status: %s}}",
 			name, w.argocd, a[0], a[1])
@@ -190,15 +191,6 @@ status:
 			w.ceph, byteCount(c.available), byteCount(c.total))
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // apply creates the state in the cluster.

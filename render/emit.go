@@ -9,15 +9,11 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
 
 type m = map[string]any
-
-// JobsCommand is the binary of the image the Jobs run: codeloc built with
-// -tags jobs (preflight and migrate link client-go and pgx, which the
-// per-render codeloc leaves out).
-const JobsCommand = "codeloc-jobs"
 
 // Paths inside the Jobs' containers.
 const (
@@ -33,16 +29,6 @@ const (
 	waveHookSQL
 	waveHookMigrate
 )
-
-// Names of the objects codeloc emits for a code-location.
-func preflightName(cl string) string { return cl + "-preflight" }
-func migrateName(cl string) string   { return cl + "-migrate" }
-
-// DataClaimName is the block PVC of a code-location.
-func DataClaimName(cl string) string { return cl + "-data" }
-
-// RecordName is the record ConfigMap dependents' preflights read.
-func RecordName(cl string) string { return "codeloc-" + cl }
 
 // emit builds the objects the cluster adds to the code-location's own.
 func (in *instance) emit() ([]*yaml.RNode, error) {
@@ -74,7 +60,7 @@ func (in *instance) emit() ([]*yaml.RNode, error) {
 }
 
 func (in *instance) labels() m {
-	return m{LabelCodeLocation: in.d.CodeLocation, LabelRevision: in.d.Revision, LabelManagedBy: "codeloc"}
+	return m{names.LabelCodeLocation: in.d.CodeLocation, names.LabelRevision: in.d.Revision, names.LabelManagedBy: names.ManagedByValue}
 }
 
 func (in *instance) meta(name string, annotations m) m {
@@ -90,7 +76,7 @@ func hook(wave int) m {
 }
 
 func (in *instance) preflightServiceAccount() m {
-	return m{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": in.meta(preflightName(in.d.CodeLocation), hook(waveHookInputs))}
+	return m{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": in.meta(names.PreflightName(in.d.CodeLocation), hook(waveHookInputs))}
 }
 
 // preflightRole grants exactly what preflight reads in the namespace: the
@@ -107,7 +93,7 @@ func (in *instance) preflightRole() m {
 	named("", "secrets", in.d.DependsOn.Secrets)
 	records := make([]string, len(in.d.DependsOn.CodeLocations))
 	for i, dep := range in.d.DependsOn.CodeLocations {
-		records[i] = RecordName(dep)
+		records[i] = names.RecordName(dep)
 	}
 	named("", "configmaps", records)
 	buckets := make([]string, len(in.d.DependsOn.Buckets))
@@ -116,11 +102,11 @@ func (in *instance) preflightRole() m {
 	}
 	named("objectbucket.io", "objectbucketclaims", buckets)
 	rules = append(rules, m{"apiGroups": []any{""}, "resources": []any{"pods", "resourcequotas"}, "verbs": []any{"list"}})
-	return m{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": in.meta(preflightName(in.d.CodeLocation), hook(waveHookInputs)), "rules": rules}
+	return m{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": in.meta(names.PreflightName(in.d.CodeLocation), hook(waveHookInputs)), "rules": rules}
 }
 
 func (in *instance) preflightRoleBinding() m {
-	name := preflightName(in.d.CodeLocation)
+	name := names.PreflightName(in.d.CodeLocation)
 	return m{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
 		"metadata": in.meta(name, hook(waveHookInputs)),
@@ -133,13 +119,13 @@ func (in *instance) preflightRoleBinding() m {
 func (in *instance) preflightInputs() m {
 	return m{
 		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": in.meta(preflightName(in.d.CodeLocation), hook(waveHookInputs)),
+		"metadata": in.meta(names.PreflightName(in.d.CodeLocation), hook(waveHookInputs)),
 		"data":     m{validate.ManifestFile: string(in.d.Raw), ContractKey: string(in.c.Raw)},
 	}
 }
 
 func (in *instance) preflightJob() m {
-	name := preflightName(in.d.CodeLocation)
+	name := names.PreflightName(in.d.CodeLocation)
 	args := []any{"preflight", "--dir", DeclarationMount, "--contract", DeclarationMount + "/" + ContractKey}
 	c := in.container("preflight", args, in.databaseEnv(), "declaration", DeclarationMount)
 	pod := in.podSpec(c, "declaration", m{"configMap": m{"name": name}})
@@ -167,7 +153,7 @@ func (in *instance) migrateJob(configMap string) m {
 	c := in.container("migrate", args, in.databaseEnv(), "migrations", MigrationsMount)
 	pod := in.podSpec(c, "migrations", m{"configMap": m{"name": configMap}})
 	pod["automountServiceAccountToken"] = false
-	return in.job(migrateName(in.d.CodeLocation), waveHookMigrate, "migrate", pod)
+	return in.job(names.MigrateName(in.d.CodeLocation), waveHookMigrate, "migrate", pod)
 }
 
 func (in *instance) job(name string, wave int, role string, pod m) m {
@@ -178,7 +164,7 @@ func (in *instance) job(name string, wave int, role string, pod m) m {
 			"backoffLimit":          in.c.Jobs.BackoffLimit,
 			"activeDeadlineSeconds": in.c.Jobs.ActiveDeadlineSeconds,
 			"template": m{
-				"metadata": m{"labels": m{LabelCodeLocation: in.d.CodeLocation, "codeloc.dev/job": role}},
+				"metadata": m{"labels": m{names.LabelCodeLocation: in.d.CodeLocation, names.LabelJob: role}},
 				"spec":     pod,
 			},
 		},
@@ -204,7 +190,7 @@ func (in *instance) podSpec(container m, volume string, source m) m {
 
 func (in *instance) container(name string, args []any, env []any, volume, mount string) m {
 	c := m{
-		"name": name, "image": in.c.Jobs.Image, "command": []any{JobsCommand}, "args": args,
+		"name": name, "image": in.c.Jobs.Image, "command": []any{names.BinaryJobs}, "args": args,
 		"securityContext": m{
 			"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "runAsNonRoot": true,
 			"capabilities": m{"drop": []any{"ALL"}},
@@ -267,7 +253,7 @@ func (in *instance) databaseEnv() []any {
 func (in *instance) dataClaim() m {
 	return m{
 		"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-		"metadata": in.meta(DataClaimName(in.d.CodeLocation), m{AnnoSyncOptions: "Prune=false,Delete=false"}),
+		"metadata": in.meta(names.DataClaimName(in.d.CodeLocation), m{AnnoSyncOptions: "Prune=false,Delete=false"}),
 		"spec": m{
 			"accessModes":      []any{"ReadWriteOnce"},
 			"storageClassName": in.c.BlockStorage.StorageClass,
@@ -280,13 +266,13 @@ func (in *instance) dataClaim() m {
 func (in *instance) record() m {
 	return m{
 		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": in.meta(RecordName(in.d.CodeLocation), nil),
+		"metadata": in.meta(names.RecordName(in.d.CodeLocation), nil),
 		"data": m{
-			"codeLocation":    in.d.CodeLocation,
-			"revision":        in.d.Revision,
-			"contractVersion": strconv.Itoa(in.d.ContractVersion),
-			"ready":           strconv.FormatBool(in.d.Ready),
-			"dependsOn":       strings.Join(in.d.DependsOn.CodeLocations, ","),
+			names.RecordKeyCodeLocation:    in.d.CodeLocation,
+			names.RecordKeyRevision:        in.d.Revision,
+			names.RecordKeyContractVersion: strconv.Itoa(in.d.ContractVersion),
+			names.RecordKeyReady:           strconv.FormatBool(in.d.Ready),
+			names.RecordKeyDependsOn:       strings.Join(in.d.DependsOn.CodeLocations, ","),
 		},
 	}
 }

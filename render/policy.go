@@ -2,20 +2,15 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
-)
-
-// Labels codeloc sets on every object it outputs.
-const (
-	LabelCodeLocation = "codeloc.dev/code-location"
-	LabelRevision     = "codeloc.dev/revision"
-	LabelManagedBy    = "app.kubernetes.io/managed-by"
 )
 
 // Argo CD annotations codeloc owns.
@@ -33,21 +28,12 @@ var reservedAnnotations = []string{AnnoHook, AnnoHookDelete, AnnoSyncWave, annoH
 // forbiddenKinds are provided by the cluster, never by a code-location.
 var forbiddenKinds = map[string]string{
 	"Secret":            "secrets are provided by the cluster: declare it in dependsOn.secrets",
-	"ObjectBucketClaim": "buckets are cluster infrastructure (ADR 0094 §4): declare it in dependsOn.buckets",
+	"ObjectBucketClaim": "buckets are provisioned by the platform: declare the bucket in dependsOn.buckets and the cluster provides its claim",
 	"Application":       "the cluster creates Applications (app-of-apps): remove it",
 	"ApplicationSet":    "the cluster creates Applications (app-of-apps): remove it",
 	"AppProject":        "Argo CD projects belong to the platform: remove it",
 	"ResourceQuota":     "quotas belong to the platform: declare resources in the manifest",
 	"LimitRange":        "limit ranges belong to the platform: remove it",
-}
-
-// instance is one code-location being rendered.
-type instance struct {
-	d *validate.Declaration
-	c *validate.Contract
-	// file is the root kustomization, where object problems are reported:
-	// kustomize does not tell which file an object came from.
-	file string
 }
 
 // applyPolicy checks each built object and edits it in place: namespace
@@ -58,16 +44,6 @@ func (in *instance) applyPolicy(objs []*yaml.RNode) validate.Problems {
 		ps = append(ps, in.policy(o)...)
 	}
 	return ps
-}
-
-func objectRef(o *yaml.RNode) string { return o.GetKind() + "/" + o.GetName() }
-
-func (in *instance) problem(o *yaml.RNode, code, field, msg, hint string) validate.Problem {
-	path := objectRef(o)
-	if field != "" {
-		path += "." + field
-	}
-	return validate.Problem{Code: code, Path: path, File: in.file, Message: msg, Hint: hint}
 }
 
 func (in *instance) policy(o *yaml.RNode) validate.Problems {
@@ -82,7 +58,7 @@ func (in *instance) policy(o *yaml.RNode) validate.Problems {
 	if ns := o.GetNamespace(); ns != "" && ns != in.c.Namespace {
 		ps = append(ps, in.problem(o, CodeOtherNamespace, "metadata.namespace", fmt.Sprintf("namespace %q is not the code-location's namespace %q", ns, in.c.Namespace), "remove metadata.namespace: codeloc sets it"))
 	}
-	for _, a := range sortedKeys(o.GetAnnotations()) {
+	for _, a := range slices.Sorted(maps.Keys(o.GetAnnotations())) {
 		if slices.Contains(reservedAnnotations, a) {
 			ps = append(ps, in.problem(o, CodeReservedAnno, "metadata.annotations."+a, fmt.Sprintf("annotation %s is set by the cluster", a), "remove it: codeloc orders hooks and waves itself"))
 		}
@@ -118,7 +94,7 @@ func (in *instance) edit(o *yaml.RNode, spec *yaml.RNode) error {
 		if err != nil {
 			return err
 		}
-		if err := tmpl.PipeE(yaml.SetLabel(LabelCodeLocation, in.d.CodeLocation)); err != nil {
+		if err := tmpl.PipeE(yaml.SetLabel(names.LabelCodeLocation, in.d.CodeLocation)); err != nil {
 			return err
 		}
 	}
@@ -127,8 +103,8 @@ func (in *instance) edit(o *yaml.RNode, spec *yaml.RNode) error {
 
 func (in *instance) label(o *yaml.RNode) error {
 	labels := o.GetLabels()
-	labels[LabelCodeLocation] = in.d.CodeLocation
-	labels[LabelRevision] = in.d.Revision
+	labels[names.LabelCodeLocation] = in.d.CodeLocation
+	labels[names.LabelRevision] = in.d.Revision
 	return o.SetLabels(labels)
 }
 
@@ -246,4 +222,19 @@ func (in *instance) addBucketRefs(spec *yaml.RNode) error {
 // atlas-datalake gives ATLAS_DATALAKE_ (ATLAS_DATALAKE_BUCKET_HOST, ...).
 func BucketEnvPrefix(bucket string) string {
 	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(bucket)) + "_"
+}
+
+// checkConflicts refuses atlas objects named like the ones codeloc emits.
+func (in *instance) checkConflicts(atlas, emitted []*yaml.RNode) validate.Problems {
+	ours := map[string]bool{}
+	for _, o := range emitted {
+		ours[objectRef(o)] = true
+	}
+	var ps validate.Problems
+	for _, o := range atlas {
+		if ours[objectRef(o)] {
+			ps = append(ps, in.problem(o, CodeNameConflict, "metadata.name", fmt.Sprintf("%s is emitted by codeloc", objectRef(o)), "rename the object"))
+		}
+	}
+	return ps
 }

@@ -7,9 +7,13 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -31,6 +35,10 @@ type Request struct {
 	// DisplayBase is the folder paths in messages are shown relative to
 	// (the repo root in the sidecar); "" means the working directory.
 	DisplayBase string
+	// DisplayPrefix, when the unpacked tree does not mirror the repo (Argo
+	// CD sent only a sub-folder), is joined in front of paths relative to
+	// DisplayBase so that they read as paths in the repo.
+	DisplayPrefix string
 	// APIVersions, when not nil, are the group/versions (and group/version/kind)
 	// the destination cluster serves; the output's needs are checked against them.
 	APIVersions []string
@@ -46,8 +54,9 @@ type Result struct {
 // validate.Problems and no objects; other errors are internal.
 func Render(req Request) (*Result, error) {
 	res, err := render(req)
-	if problems, ok := err.(validate.Problems); ok {
-		return nil, present(problems, req.DisplayBase)
+	var problems validate.Problems
+	if errors.As(err, &problems) {
+		return nil, present(problems, req.DisplayBase, req.DisplayPrefix)
 	}
 	return res, err
 }
@@ -117,7 +126,7 @@ func checkAPIVersions(d *validate.Declaration, served []string) validate.Problem
 		need["objectbucket.io/v1alpha1"] = "dependsOn.buckets"
 	}
 	var ps validate.Problems
-	for _, gv := range sortedKeys(need) {
+	for _, gv := range slices.Sorted(maps.Keys(need)) {
 		if !has[gv] {
 			ps = append(ps, d.PosOf(need[gv]).At(CodeAPIMissing, need[gv], fmt.Sprintf("the destination cluster does not serve %s", gv),
 				"install the API on the cluster (for objectbucket.io: Rook's object store / lib-bucket-provisioner CRDs) or deploy elsewhere"))
@@ -154,10 +163,10 @@ func Write(objs []*yaml.RNode) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// present sorts problems and shows the paths in them relative to base, so
-// that messages do not depend on where the repo was unpacked (the
-// repo-server uses a random temporary folder per request).
-func present(problems validate.Problems, base string) validate.Problems {
+// present sorts problems and shows the paths in them relative to base (and
+// under prefix), so that messages do not depend on where the repo was
+// unpacked (the repo-server uses a random temporary folder per request).
+func present(problems validate.Problems, base, prefix string) validate.Problems {
 	if base == "" {
 		base, _ = os.Getwd()
 	}
@@ -175,6 +184,9 @@ func present(problems validate.Problems, base string) validate.Problems {
 				p.File = rel
 			}
 			p.Message = strings.ReplaceAll(p.Message, b+string(filepath.Separator), "")
+		}
+		if prefix != "" && p.File != "" && !filepath.IsAbs(p.File) {
+			p.File = path.Join(prefix, filepath.ToSlash(p.File))
 		}
 		out[i] = p
 	}

@@ -1,8 +1,6 @@
 package render_test
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,9 +8,9 @@ import (
 
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+	"github.com/codeloc/codeloc/internal/golden"
+)
 
 func exampleContract(t testing.TB) *validate.Contract {
 	t.Helper()
@@ -37,19 +35,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("render", "testdata", "golden", name+".yaml")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./render -run Golden -update)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("render differs from %s (-want +got):\n%s", golden, diff)
-			}
+			golden.Check(t, filepath.Join("render", "testdata", "golden", name+".yaml"), got, "go test ./render -run Golden -update")
 		})
 	}
 }

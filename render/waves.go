@@ -2,14 +2,12 @@ package render
 
 import (
 	"cmp"
-	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/codeloc/codeloc/validate"
+	"github.com/codeloc/codeloc/internal/names"
 )
 
 // Sync waves of the app objects, by role.
@@ -41,7 +39,7 @@ var kindOrder = []string{
 
 // assignWaves sets the sync wave of every non-hook object by its role.
 func (in *instance) assignWaves(objs []*yaml.RNode) error {
-	record := RecordName(in.d.CodeLocation)
+	record := names.RecordName(in.d.CodeLocation)
 	for _, o := range objs {
 		if _, isHook := o.GetAnnotations()[AnnoHook]; isHook {
 			continue
@@ -58,21 +56,6 @@ func (in *instance) assignWaves(objs []*yaml.RNode) error {
 		}
 	}
 	return nil
-}
-
-// checkConflicts refuses atlas objects named like the ones codeloc emits.
-func (in *instance) checkConflicts(atlas, emitted []*yaml.RNode) validate.Problems {
-	ours := map[string]bool{}
-	for _, o := range emitted {
-		ours[objectRef(o)] = true
-	}
-	var ps validate.Problems
-	for _, o := range atlas {
-		if ours[objectRef(o)] {
-			ps = append(ps, in.problem(o, CodeNameConflict, "metadata.name", fmt.Sprintf("%s is emitted by codeloc", objectRef(o)), "rename the object"))
-		}
-	}
-	return ps
 }
 
 type sortKey struct {
@@ -105,8 +88,4 @@ func sortObjects(objs []*yaml.RNode) {
 		return cmp.Or(cmp.Compare(a.phase, b.phase), cmp.Compare(a.wave, b.wave), cmp.Compare(a.kind, b.kind),
 			cmp.Compare(a.kindName, b.kindName), cmp.Compare(a.name, b.name))
 	})
-}
-
-func sortedKeys[V any](mp map[string]V) []string {
-	return slices.Sorted(maps.Keys(mp))
 }

@@ -49,7 +49,7 @@ func checkPluginConfig(cfg *argoplugin.PluginConfig) error {
 		def, ok := defaults[p.Name]
 		switch {
 		case !ok:
-			return fmt.Errorf("parameter %q is announced, but codeloc does not know it (known: %s)", p.Name, strings.Join(names(), ", "))
+			return fmt.Errorf("parameter %q is announced, but codeloc does not know it (known: %s)", p.Name, strings.Join(plugin.ParameterNames(), ", "))
 		case p.CollectionType != "" && p.CollectionType != "string":
 			return fmt.Errorf("parameter %q is announced as a %s, but codeloc reads it as a string", p.Name, p.CollectionType)
 		case p.String_ != def:
@@ -57,12 +57,4 @@ func checkPluginConfig(cfg *argoplugin.PluginConfig) error {
 		}
 	}
 	return nil
-}
-
-func names() []string {
-	out := make([]string, len(plugin.Parameters))
-	for i, p := range plugin.Parameters {
-		out[i] = p.Name
-	}
-	return out
 }

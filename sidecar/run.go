@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -59,22 +60,61 @@ func Run(ctx context.Context, o Options) error {
 	if log == nil {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	if o.Contract == "" {
-		return fmt.Errorf("no cluster contract: pass --contract FILE|DIR or set %s (there is no fallback to the example contract)", plugin.EnvContract)
-	}
-	if _, err := os.Stat(o.Contract); err != nil {
-		return fmt.Errorf("cluster contract: %w", err)
-	}
-	cfg, err := LoadPluginConfig(o.ConfigDir)
-	if err != nil {
-		return err
-	}
-	workDir, err := prepareWorkDir(o.WorkDir)
+	srv, workDir, err := newServer(o, log)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(workDir)
+	socket := srv.cfg.Address()
+	lis, err := listen(socket)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(socket)
+	g, healthSrv := srv.GRPCServer()
+	var serving atomic.Bool
+	serving.Store(true)
+	errc := make(chan error, 2)
+	go func() { errc <- g.Serve(lis) }()
+	httpSrv, err := serveMetrics(o.MetricsAddr, srv.metrics.Handler(&serving), errc)
+	if err != nil {
+		g.Stop()
+		return err
+	}
+	log.Info(names.BinarySidecar+" serving", "socket", socket, "plugin", pluginName(srv.cfg.Metadata.Name, srv.cfg.Spec.Version),
+		"contract", o.Contract, "work_dir", workDir, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize)
+	if o.Ready != nil {
+		o.Ready(socket)
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	serving.Store(false)
+	healthSrv.Shutdown()
+	stopGracefully(g, o.ShutdownTimeout, log)
+	stopMetrics(httpSrv)
+	log.Info(names.BinarySidecar+" stopped", "socket", socket)
+	return err
+}
 
+// newServer checks the options, reads plugin.yaml, prepares the work
+// folder and watches the contracts: the server Run serves.
+func newServer(o Options, log *slog.Logger) (*Server, string, error) {
+	if o.Contract == "" {
+		return nil, "", fmt.Errorf("no cluster contract: pass --contract FILE|DIR or set %s (there is no fallback to the example contract)", names.EnvContract)
+	}
+	if _, err := os.Stat(o.Contract); err != nil {
+		return nil, "", fmt.Errorf("cluster contract: %w", err)
+	}
+	cfg, err := LoadPluginConfig(o.ConfigDir)
+	if err != nil {
+		return nil, "", err
+	}
+	workDir, err := prepareWorkDir(o.WorkDir)
+	if err != nil {
+		return nil, "", err
+	}
 	metrics := NewMetrics()
 	contracts := plugin.NewContracts(o.Contract)
 	contracts.OnLoad = func(file string, problems validate.Problems) {
@@ -88,53 +128,40 @@ func Run(ctx context.Context, o Options) error {
 	checkContracts(contracts, log)
 	srv, err := New(Config{Plugin: cfg, Contracts: contracts, WorkDir: workDir, Logger: log, Metrics: metrics})
 	if err != nil {
-		return err
+		os.RemoveAll(workDir)
+		return nil, "", err
 	}
 	srv.beforeRender = o.beforeRender
-	socket := cfg.Address()
-	lis, err := listen(socket)
+	return srv, workDir, nil
+}
+
+// serveMetrics serves /metrics and /healthz on addr ("" = off); a serving
+// error is sent on errc.
+func serveMetrics(addr string, h http.Handler, errc chan<- error) (*http.Server, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	hl, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	defer os.Remove(socket)
-	g, healthSrv := srv.GRPCServer()
-	var serving atomic.Bool
-	serving.Store(true)
-	errc := make(chan error, 2)
-	go func() { errc <- g.Serve(lis) }()
-	var httpSrv *http.Server
-	if o.MetricsAddr != "" {
-		hl, err := net.Listen("tcp", o.MetricsAddr)
-		if err != nil {
-			g.Stop()
-			return fmt.Errorf("metrics: %w", err)
+	httpSrv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := httpSrv.Serve(hl); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("metrics: %w", err)
 		}
-		httpSrv = &http.Server{Handler: metrics.Handler(&serving), ReadHeaderTimeout: 5 * time.Second}
-		go func() {
-			if err := httpSrv.Serve(hl); !errors.Is(err, http.ErrServerClosed) {
-				errc <- fmt.Errorf("metrics: %w", err)
-			}
-		}()
+	}()
+	return httpSrv, nil
+}
+
+// stopMetrics stops the metrics server, if any, within a second.
+func stopMetrics(httpSrv *http.Server) {
+	if httpSrv == nil {
+		return
 	}
-	log.Info("codeloc-sidecar serving", "socket", socket, "plugin", pluginName(cfg.Metadata.Name, cfg.Spec.Version),
-		"contract", o.Contract, "work_dir", workDir, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize)
-	if o.Ready != nil {
-		o.Ready(socket)
-	}
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
-	}
-	serving.Store(false)
-	healthSrv.Shutdown()
-	stopGracefully(g, o.ShutdownTimeout, log)
-	if httpSrv != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_ = httpSrv.Shutdown(sctx)
-		cancel()
-	}
-	log.Info("codeloc-sidecar stopped", "socket", socket)
-	return err
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = httpSrv.Shutdown(ctx)
 }
 
 // GRPCServer returns a gRPC server serving s and the health service, with
@@ -212,7 +239,7 @@ func prepareWorkDir(dir string) (string, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	w := filepath.Join(dir, "codeloc-sidecar")
+	w := filepath.Join(dir, names.BinarySidecar)
 	if err := os.RemoveAll(w); err != nil {
 		return "", fmt.Errorf("work dir: %w", err)
 	}
@@ -225,12 +252,12 @@ func prepareWorkDir(dir string) (string, error) {
 // checkContracts loads every mounted contract once at start, so that a bad
 // contract shows in the logs before the first render.
 func checkContracts(c *plugin.Contracts, log *slog.Logger) {
-	names, err := c.Names()
-	if err != nil || len(names) == 0 {
+	list, err := c.Names()
+	if err != nil || len(list) == 0 {
 		log.Error("no cluster contract found", "path", c.Path(), "error", fmt.Sprint(err))
 		return
 	}
-	for _, n := range names {
+	for _, n := range list {
 		c.Load(n)
 	}
 }

@@ -156,20 +156,12 @@ func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagement
 		rec.fail(ctx, err)
 		return nil, streamError(ctx, err)
 	}
-	req, problems := plugin.FromEnviron(environ(repo.env))
+	req, res, err := s.render(ctx, plugin.Source{AppDir: repo.appDir, RepoRoot: repo.root, Environ: environ(repo.env), Contracts: s.contracts})
 	if req != nil {
 		rec.app = req.App
 	} else {
 		rec.app = plugin.App{Name: envValue(repo.env, plugin.EnvAppName), Revision: envValue(repo.env, plugin.EnvAppRevision)}
 	}
-	var contract *validate.Contract
-	if len(problems) == 0 {
-		contract, problems = s.contracts.Load(req.Contract)
-	}
-	if len(problems) > 0 {
-		return nil, rec.invalid(problems)
-	}
-	res, err := s.render(ctx, req.Render(repo.appDir, repo.root, contract))
 	var ps validate.Problems
 	switch {
 	case errors.As(err, &ps):
@@ -189,10 +181,11 @@ func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagement
 	return manifests, nil
 }
 
-// render runs render.Render, returning early when ctx ends (the render
+// render runs plugin.Generate, returning early when ctx ends (the render
 // itself cannot be interrupted: its result is then dropped).
-func (s *Server) render(ctx context.Context, req render.Request) (*render.Result, error) {
+func (s *Server) render(ctx context.Context, src plugin.Source) (*plugin.Request, *render.Result, error) {
 	type result struct {
+		req *plugin.Request
 		res *render.Result
 		err error
 	}
@@ -207,14 +200,14 @@ func (s *Server) render(ctx context.Context, req render.Request) (*render.Result
 		if s.beforeRender != nil {
 			s.beforeRender(ctx)
 		}
-		res, err := render.Render(req)
-		done <- result{res, err}
+		req, res, err := plugin.Generate(src)
+		done <- result{req, res, err}
 	}()
 	select {
 	case r := <-done:
-		return r.res, r.err
+		return r.req, r.res, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("render cancelled: %w", ctx.Err())
+		return nil, nil, fmt.Errorf("render cancelled: %w", ctx.Err())
 	}
 }
 

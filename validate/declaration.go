@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/names"
 )
 
 // ManifestFile is the name of the declaration at the root of a code-location.
@@ -62,13 +63,17 @@ type Bucket struct {
 
 // PosOf returns the position of a field path, falling back to its closest
 // recorded parent and then to the file itself.
-func (d *Declaration) PosOf(path string) Pos {
+func (d *Declaration) PosOf(path string) Pos { return posOf(d.Pos, d.File, path) }
+
+// posOf looks path up in positions, then its parents; else the file's
+// first line.
+func posOf(positions map[string]Pos, file, path string) Pos {
 	for p := path; p != ""; p = parentPath(p) {
-		if pos, ok := d.Pos[p]; ok {
+		if pos, ok := positions[p]; ok {
 			return pos
 		}
 	}
-	return Pos{File: d.File, Line: 1, Column: 1}
+	return Pos{File: file, Line: 1, Column: 1}
 }
 
 func parentPath(p string) string {
@@ -176,15 +181,6 @@ func (w *walker) dependsOn(n *yaml.Node, path string, dep *DependsOn) {
 	})
 }
 
-var (
-	revisionRE  = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
-	migrationRE = regexp.MustCompile(`^[0-9]{3,}-[a-z0-9][a-z0-9._-]*\.sql$`)
-)
-
-// IsMigrationName reports whether name is a plain NNN-name.sql migration
-// file name (no path), the rule the declaration and `codeloc migrate` share.
-func IsMigrationName(name string) bool { return migrationRE.MatchString(name) }
-
 // checkForm checks names, revision, duplicates and self-dependency.
 func (d *Declaration) checkForm() Problems {
 	var ps Problems
@@ -198,10 +194,10 @@ func (d *Declaration) checkForm() Problems {
 		}
 	}
 	label("codeLocation", d.CodeLocation)
-	if _, ok := d.Pos["revision"]; ok && d.Revision != "" && !revisionRE.MatchString(d.Revision) {
+	if _, ok := d.Pos["revision"]; ok && d.Revision != "" && !names.IsRevision(d.Revision) {
 		add(CodeBadRevision, "revision", fmt.Sprintf("%q is not a git SHA of 7 to 40 lowercase hex digits", d.Revision), "write the commit's SHA, e.g. git rev-parse --short HEAD")
 	}
-	names := func(field string, vals []string, check func(path, v string)) {
+	eachName := func(field string, vals []string, check func(path, v string)) {
 		path := "dependsOn." + field
 		seen := map[string]int{}
 		for i, v := range vals {
@@ -214,14 +210,14 @@ func (d *Declaration) checkForm() Problems {
 			}
 		}
 	}
-	names("codeLocations", d.DependsOn.CodeLocations, func(path, v string) {
+	eachName("codeLocations", d.DependsOn.CodeLocations, func(path, v string) {
 		label(path, v)
 		if v != "" && v == d.CodeLocation {
 			add(CodeSelfDependency, path, fmt.Sprintf("%q depends on itself", v), "remove it from dependsOn.codeLocations")
 		}
 	})
-	names("database", d.DependsOn.Database, label)
-	names("secrets", d.DependsOn.Secrets, func(path, v string) {
+	eachName("database", d.DependsOn.Database, label)
+	eachName("secrets", d.DependsOn.Secrets, func(path, v string) {
 		if v != "" && len(validation.IsDNS1123Subdomain(v)) > 0 {
 			add(CodeBadName, path, fmt.Sprintf("%q is not a valid Secret name", v), "use a DNS-1123 subdomain: lowercase letters, digits, '-' and '.'")
 		}
@@ -233,9 +229,9 @@ func (d *Declaration) checkForm() Problems {
 			add(CodeBadName, index("dependsOn.buckets", i)+".storageClass", fmt.Sprintf("%q is not a valid storage class name", b.StorageClass), "use a DNS-1123 subdomain")
 		}
 	}
-	names("buckets", bucketNames, func(path, v string) { label(path+".name", v) })
-	names("migrations", d.DependsOn.Migrations, func(path, v string) {
-		if v != "" && !migrationRE.MatchString(v) {
+	eachName("buckets", bucketNames, func(path, v string) { label(path+".name", v) })
+	eachName("migrations", d.DependsOn.Migrations, func(path, v string) {
+		if v != "" && !names.IsMigrationName(v) {
 			add(CodeBadMigrationName, path, fmt.Sprintf("%q is not a migration file name", v), "name it NNN-name.sql (digits, '-', lowercase name), a plain file under migrations/ with no path")
 		}
 	})
@@ -254,7 +250,7 @@ func (d *Declaration) readMigrations(dir string) Problems {
 	}
 	total := 0
 	for i, name := range d.DependsOn.Migrations {
-		if !migrationRE.MatchString(name) {
+		if !names.IsMigrationName(name) {
 			continue
 		}
 		path := index("dependsOn.migrations", i)
@@ -277,8 +273,8 @@ func (d *Declaration) readMigrations(dir string) Problems {
 // MaxMigrationBytes bounds one migration file; MaxMigrationsTotal bounds
 // them all, since they travel in one ConfigMap (1 MiB, metadata included).
 const (
-	MaxMigrationBytes  = 900 << 10
-	MaxMigrationsTotal = 900 << 10
+	MaxMigrationBytes  = names.MaxMigrationBytes
+	MaxMigrationsTotal = names.MaxMigrationsTotal
 )
 
 func readMigration(dir, name string) ([]byte, *Problem) {

@@ -37,9 +37,9 @@ func (p Problem) String() string {
 	if p.Path != "" {
 		b.WriteString(" " + p.Path)
 	}
-	b.WriteString(": " + oneLine(p.Message))
+	b.WriteString(": " + OneLine(p.Message))
 	if p.Hint != "" {
-		b.WriteString(" (" + oneLine(p.Hint) + ")")
+		b.WriteString(" (" + OneLine(p.Hint) + ")")
 	}
 	return b.String()
 }
@@ -85,7 +85,9 @@ func (pos Pos) At(code, path, message, hint string) Problem {
 	return Problem{Code: code, Path: path, File: pos.File, Line: pos.Line, Column: pos.Column, Message: message, Hint: hint}
 }
 
-func oneLine(s string) string {
+// OneLine trims s and folds a multi-line text into one line, for messages
+// shown one per line.
+func OneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if !strings.ContainsAny(s, "\r\n") {
 		return s

@@ -12,12 +12,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/names"
 )
 
 // MaxFileBytes bounds every YAML document codeloc reads from a repo or a
 // contract: declarations are a few hundred bytes, so anything larger is
 // refused before it is parsed.
-const MaxFileBytes = 256 << 10
+const MaxFileBytes = names.MaxYAMLBytes
 
 // walker decodes a yaml.Node tree by hand so that every field keeps its
 // position and every problem is collected instead of stopping at the first.

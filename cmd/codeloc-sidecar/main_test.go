@@ -19,7 +19,7 @@ func TestUsage(t *testing.T) {
 	}
 	for _, want := range []string{"--contract FILE|DIR", "--config-dir DIR", "--work-dir DIR", "--metrics-addr ADDR", "--shutdown-timeout",
 		"CODELOC_CONTRACT", "ARGOCD_PLUGINSOCKFILEPATH", "ARGOCD_GRPC_MAX_SIZE_MB", "/home/argocd/cmp-server/config", "kustomize-root"} {
-		if !strings.Contains(stderr.String(), want) {
+		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help does not mention %q", want)
 		}
 	}

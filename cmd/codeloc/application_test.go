@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 )
 
 // runApplication runs `codeloc application ARGS...` in-process.
@@ -19,7 +21,7 @@ func runApplication(t *testing.T, args ...string) (code int, stdout, stderr stri
 func TestApplicationWaves(t *testing.T) {
 	code, out, errOut := runApplication(t, "--repo-url", "https://git.example/atlas.git", "--repo-root", "../../fixtures",
 		"../../fixtures/citation", "../../fixtures/mediawatch")
-	if code != exitOK || errOut != "" {
+	if code != commands.ExitOK || errOut != "" {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	docs := strings.Split(out, "---\n")
@@ -51,17 +53,17 @@ func TestApplicationErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no repo URL", []string{"../../fixtures/mediawatch"}, exitUsage, `required flag(s) "repo-url" not set`},
-		{"no directory", []string{"--repo-url", "u"}, exitUsage, "requires at least 1 arg"},
-		{"unknown flag", []string{"--repo-url", "u", "--bogus", "../../fixtures/mediawatch"}, exitUsage, "unknown flag: --bogus"},
+		{"no repo URL", []string{"../../fixtures/mediawatch"}, commands.ExitUsage, `required flag(s) "repo-url" not set`},
+		{"no directory", []string{"--repo-url", "u"}, commands.ExitUsage, "requires at least 1 arg"},
+		{"unknown flag", []string{"--repo-url", "u", "--bogus", "../../fixtures/mediawatch"}, commands.ExitUsage, "unknown flag: --bogus"},
 		{"cycle", []string{"--repo-url", "u", "../../fixtures/appofapps/cycle/alpha", "../../fixtures/appofapps/cycle/beta", "../../fixtures/appofapps/cycle/gamma"},
-			exitInvalid, "dependency cycle: alpha -> gamma -> beta -> alpha"},
+			commands.ExitInvalid, "dependency cycle: alpha -> gamma -> beta -> alpha"},
 		{"strict", []string{"--repo-url", "u", "--strict", "../../fixtures/appofapps/unknown/orphan"},
-			exitInvalid, `orphan -> ghost: "ghost" is not among the code-locations given`},
+			commands.ExitInvalid, `orphan -> ghost: "ghost" is not among the code-locations given`},
 		{"bad contract", []string{"--repo-url", "u", "--contract", "absent.yaml", "../../fixtures/mediawatch"},
-			exitInvalid, "absent.yaml: contract-unreadable"},
+			commands.ExitInvalid, "absent.yaml: contract-unreadable"},
 		{"env template", []string{"--repo-url", "u", "--template", "../../appofapps/testdata/templates/env.yaml", "../../fixtures/mediawatch"},
-			exitInvalid, `env.yaml:6:1: template-function-removed: function "env" is not available`},
+			commands.ExitInvalid, `env.yaml:6:1: template-function-removed: function "env" is not available`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +78,7 @@ func TestApplicationErrors(t *testing.T) {
 func TestApplicationOutputDir(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runApplication(t, "--repo-url", "u", "--output-dir", dir, "../../fixtures/mediawatch", "../../fixtures/citation")
-	if code != exitOK || out != "" || errOut != "" {
+	if code != commands.ExitOK || out != "" || errOut != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	for _, name := range []string{"mediawatch", "citation"} {

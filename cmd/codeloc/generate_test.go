@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/validate"
+
+	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 )
 
 // generateEnv clears the variables generate reads, so that the test
@@ -87,7 +89,7 @@ func TestGenerateFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if code != exitOK || stderr != "" {
+				if code != commands.ExitOK || stderr != "" {
 					t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 				}
 				if diff := cmp.Diff(string(want), stdout); diff != "" {
@@ -99,7 +101,7 @@ func TestGenerateFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if code != exitInvalid || stdout != "" {
+			if code != commands.ExitInvalid || stdout != "" {
 				t.Errorf("exit %d, stdout %q; want exit 1 and nothing", code, stdout)
 			}
 			// A contract is shown where it is mounted: here, in the repo.
@@ -135,7 +137,7 @@ func TestGenerateSubFolderSent(t *testing.T) {
 	t.Setenv("ARGOCD_APP_SOURCE_PATH", "fixtures/invalid/bad-names")
 	code, _, stderr := runGenerate(t, dir, "--contract", exampleContractFile(t))
 	want, _ := os.ReadFile(filepath.Join(src, "expected.txt"))
-	if code != exitInvalid {
+	if code != commands.ExitInvalid {
 		t.Errorf("exit %d", code)
 	}
 	if diff := cmp.Diff(string(want), stderr); diff != "" {
@@ -189,12 +191,12 @@ func TestGenerateRequest(t *testing.T) {
 			}
 			code, stdout, stderr := runGenerate(t, filepath.Join(root, "fixtures", "mediawatch"), tt.args...)
 			if tt.want == "" {
-				if code != exitOK || stderr != "" || !strings.Contains(stdout, "kind: Deployment") {
+				if code != commands.ExitOK || stderr != "" || !strings.Contains(stdout, "kind: Deployment") {
 					t.Errorf("exit %d, stderr %q", code, stderr)
 				}
 				return
 			}
-			if code == exitOK || stdout != "" {
+			if code == commands.ExitOK || stdout != "" {
 				t.Errorf("exit %d, stdout %q; want a failure and nothing", code, stdout)
 			}
 			if diff := cmp.Diff(tt.want, stderr); diff != "" {

@@ -2,17 +2,17 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// update rewrites the expected files of the package's tests.
-var update = flag.Bool("update", false, "rewrite expected outputs (fixtures/invalid/*/expected.txt)")
+	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+
+	"github.com/codeloc/codeloc/internal/golden"
+)
 
 // runCLI runs the CLI in-process and returns its exit code and outputs.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -37,25 +37,13 @@ func TestRenderInvalidFixtures(t *testing.T) {
 				args = append(args, "--contract", filepath.Join(dir, "contract.yaml"))
 			}
 			code, stdout, stderr := runCLI(t, args...)
-			if code != exitInvalid {
-				t.Errorf("exit code %d, want %d; stderr:\n%s", code, exitInvalid, stderr)
+			if code != commands.ExitInvalid {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, commands.ExitInvalid, stderr)
 			}
 			if stdout != "" {
 				t.Errorf("stdout is not empty:\n%s", stdout)
 			}
-			expectedFile := filepath.Join(dir, "expected.txt")
-			if *update {
-				if err := os.WriteFile(expectedFile, []byte(stderr), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(expectedFile)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/codeloc -run InvalidFixtures -update)", err)
-			}
-			if diff := cmp.Diff(string(want), stderr); diff != "" {
-				t.Errorf("stderr differs from %s (-want +got):\n%s", expectedFile, diff)
-			}
+			golden.Check(t, filepath.Join(dir, "expected.txt"), []byte(stderr), "go test ./cmd/codeloc -run InvalidFixtures -update")
 			for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
 				if strings.Contains(line, "goroutine ") || strings.Contains(line, "Usage:") {
 					t.Errorf("stderr carries a stack or usage text: %q", line)
@@ -71,7 +59,7 @@ func TestRenderGoodFixtures(t *testing.T) {
 	for _, name := range []string{"citation", "mediawatch"} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "render", filepath.Join("fixtures", name))
-			if code != exitOK || stderr != "" {
+			if code != commands.ExitOK || stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
 			want, err := os.ReadFile(filepath.Join("render", "testdata", "golden", name+".yaml"))
@@ -92,13 +80,13 @@ func TestValidateJSON(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{[]string{"validate", "fixtures/citation", "-o", "json"}, exitOK, []string{`"valid": true`, `"codeLocation": "citation"`, `"problems": []`}},
-		{[]string{"validate", "fixtures/invalid/bad-quantities", "-o", "json"}, exitInvalid, []string{`"valid": false`, `"code": "bad-quantity"`, `"path": "resources.cpu"`, `"line": 6`, `"column": 8`, `"hint": "write a Kubernetes quantity`}},
-		{[]string{"validate", "fixtures/mediawatch"}, exitOK, []string{"mediawatch: valid (9 objects)"}},
-		{[]string{"validate", "fixtures/citation", "-o", "yaml"}, exitUsage, nil},
-		{[]string{"render", "fixtures/citation", "--bogus"}, exitUsage, nil},
-		{[]string{"render", "a", "b"}, exitUsage, nil},
-		{[]string{"render", "fixtures/citation", "--contract", "does-not-exist.yaml"}, exitInvalid, nil},
+		{[]string{"validate", "fixtures/citation", "-o", "json"}, commands.ExitOK, []string{`"valid": true`, `"codeLocation": "citation"`, `"problems": []`}},
+		{[]string{"validate", "fixtures/invalid/bad-quantities", "-o", "json"}, commands.ExitInvalid, []string{`"valid": false`, `"code": "bad-quantity"`, `"path": "resources.cpu"`, `"line": 6`, `"column": 8`, `"hint": "write a Kubernetes quantity`}},
+		{[]string{"validate", "fixtures/mediawatch"}, commands.ExitOK, []string{"mediawatch: valid (9 objects)"}},
+		{[]string{"validate", "fixtures/citation", "-o", "yaml"}, commands.ExitUsage, nil},
+		{[]string{"render", "fixtures/citation", "--bogus"}, commands.ExitUsage, nil},
+		{[]string{"render", "a", "b"}, commands.ExitUsage, nil},
+		{[]string{"render", "fixtures/citation", "--contract", "does-not-exist.yaml"}, commands.ExitInvalid, nil},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -111,7 +99,7 @@ func TestValidateJSON(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", s, stdout)
 				}
 			}
-			if code != exitOK && !strings.Contains(strings.Join(tt.args, " "), "json") && stdout != "" {
+			if code != commands.ExitOK && !strings.Contains(strings.Join(tt.args, " "), "json") && stdout != "" {
 				t.Errorf("stdout not empty on failure: %s", stdout)
 			}
 		})
@@ -121,7 +109,7 @@ func TestValidateJSON(t *testing.T) {
 func TestSchemaAndContractCommands(t *testing.T) {
 	for _, c := range []string{"schema", "contract", "version"} {
 		code, stdout, stderr := runCLI(t, c)
-		if code != exitOK || stdout == "" || stderr != "" {
+		if code != commands.ExitOK || stdout == "" || stderr != "" {
 			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q", c, code, len(stdout), stderr)
 		}
 	}

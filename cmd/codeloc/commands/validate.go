@@ -1,12 +1,14 @@
-package main
+package commands
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -19,10 +21,12 @@ type validationReport struct {
 	Problems     []validate.Problem `json:"problems"`
 }
 
-func newValidateCmd() *cobra.Command {
+// NewValidateCmd runs the render-time checks and, with --live, live: the
+// preflight's checks against a cluster.
+func NewValidateCmd(live LiveFunc) *cobra.Command {
 	var f renderFlags
 	var output, kubeconfig string
-	var live bool
+	var isLive bool
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
 		Short: "Check a code-location without printing its manifests",
@@ -32,17 +36,17 @@ problem's code, path, file, line, column, message and hint.
 
 --live then runs the sync-time checks of the preflight Job against a cluster
 (--kubeconfig, else in-cluster or the default kubeconfig); it needs the real
-contract (--contract or CODELOC_CONTRACT), never the embedded example.`,
+contract (--contract or $CODELOC_CONTRACT), never the embedded example.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
-				return usageError{fmt.Errorf("-o must be text or json, not %q", output)}
+				return Usagef("-o must be text or json, not %q", output)
 			}
-			if live && f.contract == "" {
-				f.contract = os.Getenv("CODELOC_CONTRACT")
+			if isLive && f.contract == "" {
+				f.contract = os.Getenv(names.EnvContract)
 			}
-			if live && (output == "json" || f.contract == "") {
-				return usageError{fmt.Errorf("--live needs the cluster contract (--contract or CODELOC_CONTRACT) and text output")}
+			if isLive && (output == "json" || f.contract == "") {
+				return Usagef("--live needs the cluster contract (--contract or %s) and text output", names.EnvContract)
 			}
 			report, err := validateDir(&f, dirArg(args))
 			if err != nil {
@@ -54,8 +58,8 @@ contract (--contract or CODELOC_CONTRACT), never the embedded example.`,
 			if !report.Valid {
 				return validate.Problems(report.Problems)
 			}
-			if live {
-				return runLiveTo(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), dirArg(args), f.contract, kubeconfig)
+			if isLive {
+				return live(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), dirArg(args), f.contract, kubeconfig)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d objects)\n", report.CodeLocation, report.Objects)
 			return nil
@@ -63,7 +67,7 @@ contract (--contract or CODELOC_CONTRACT), never the embedded example.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
-	cmd.Flags().BoolVar(&live, "live", false, "also run the preflight's live checks against the cluster")
+	cmd.Flags().BoolVar(&isLive, "live", false, "also run the preflight's live checks against the cluster")
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: in-cluster, then $KUBECONFIG or ~/.kube/config)")
 	return cmd
 }
@@ -81,8 +85,8 @@ func validateDir(f *renderFlags, dir string) (*validationReport, error) {
 			return report, nil
 		}
 	}
-	problems, ok := err.(validate.Problems)
-	if !ok {
+	var problems validate.Problems
+	if !errors.As(err, &problems) {
 		return nil, err
 	}
 	report.Problems = problems.Sorted()
@@ -98,7 +102,7 @@ func writeJSONReport(cmd *cobra.Command, report *validationReport) error {
 		return err
 	}
 	if !report.Valid {
-		return exitError{code: exitInvalid}
+		return ExitError{Code: ExitInvalid}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"github.com/spf13/cobra"
@@ -7,9 +7,9 @@ import (
 	"github.com/codeloc/codeloc/validate"
 )
 
-// newApplicationCmd prints the plain Argo CD Applications of code-locations
+// NewApplicationCmd prints the plain Argo CD Applications of code-locations
 // for the cluster/apps repo.
-func newApplicationCmd() *cobra.Command {
+func NewApplicationCmd() *cobra.Command {
 	var opts appofapps.Options
 	var contract, outDir string
 	cmd := &cobra.Command{

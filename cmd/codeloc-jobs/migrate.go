@@ -1,5 +1,3 @@
-//go:build jobs
-
 package main
 
 import (
@@ -9,26 +7,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/migrate"
-)
-
-// Defaults and bounds of `codeloc migrate`.
-const (
-	migrateTerminationLog = "/dev/termination-log"
-	migrateTerminationMax = 4096 // Kubernetes keeps at most 4096 bytes
-)
-
-var (
-	migrateCodeLocationRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	migrateRevisionRE     = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 )
 
 // migrateRun is one `codeloc migrate`.
@@ -36,11 +24,10 @@ type migrateRun struct {
 	dir, codeLocation, revision string
 	dryRun                      bool
 	terminationLog              string // "" = none
-	createTerminationLog        bool   // the flag was given: create the file
 }
 
 func newMigrateCmd() *cobra.Command {
-	mr := migrateRun{terminationLog: migrateTerminationLog}
+	mr := migrateRun{terminationLog: defaultTerminationLog}
 	cmd := &cobra.Command{
 		Use:   "migrate --dir DIR --code-location NAME [--revision SHA] [--dry-run] [--termination-log FILE] [FILE...]",
 		Short: "Apply a code-location's SQL migrations to PostgreSQL (the PreSync migration Job)",
@@ -67,7 +54,6 @@ stderr; the last line is a one-line summary, also written to the termination
 message file. Exit codes: 0 done, 1 the migration failed or the input is
 invalid, 2 usage.`,
 		RunE: func(cmd *cobra.Command, files []string) error {
-			mr.createTerminationLog = cmd.Flags().Changed("termination-log")
 			return mr.run(cmd.Context(), files, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -85,7 +71,7 @@ invalid, 2 usage.`,
 // run loads the files, connects and applies them.
 func (mr migrateRun) run(ctx context.Context, names []string, stdout, stderr io.Writer) error {
 	if err := mr.checkFlags(); err != nil {
-		return usageError{err}
+		return commands.UsageError{Err: err}
 	}
 	ctx, stop := migrateSignals(ctx)
 	defer stop()
@@ -127,10 +113,10 @@ func (mr migrateRun) checkFlags() error {
 	switch {
 	case mr.dir == "":
 		return errors.New("--dir is empty")
-	case !migrateCodeLocationRE.MatchString(mr.codeLocation):
+	case len(validation.IsDNS1123Label(mr.codeLocation)) > 0:
 		return fmt.Errorf("--code-location %q is not a code-location name (a DNS-1123 label: lowercase letters, digits, '-')", mr.codeLocation)
-	case mr.revision != "" && !migrateRevisionRE.MatchString(mr.revision):
-		return fmt.Errorf("--revision %q is not a git revision (7 to 40 lowercase hex digits)", mr.revision)
+	case mr.revision != "" && !names.IsRevision(mr.revision):
+		return fmt.Errorf("--revision %q is not a git revision (%s)", mr.revision, names.RevisionRule)
 	}
 	return nil
 }
@@ -141,38 +127,11 @@ func (mr migrateRun) checkFlags() error {
 func (mr migrateRun) fail(sum migrate.Summary, err error) error {
 	line := sum.Line(err)
 	mr.terminate(line + "\n" + err.Error())
-	return exitError{code: exitInvalid, msg: err.Error() + "\n" + line}
+	return commands.ExitError{Code: commands.ExitInvalid, Msg: err.Error() + "\n" + line}
 }
 
-// terminate writes msg to the termination message file when it can be
-// opened. The default /dev/termination-log is never created (on a laptop it
-// does not exist); a file named by the flag is.
-func (mr migrateRun) terminate(msg string) {
-	if mr.terminationLog == "" {
-		return
-	}
-	flags := os.O_WRONLY | os.O_TRUNC
-	if mr.createTerminationLog {
-		flags |= os.O_CREATE
-	}
-	f, err := os.OpenFile(mr.terminationLog, flags, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_, _ = io.WriteString(f, truncateUTF8(msg+"\n", migrateTerminationMax))
-}
-
-// truncateUTF8 cuts s to at most max bytes without splitting a character.
-func truncateUTF8(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max]
-}
+// terminate writes msg to the termination message file, if any.
+func (mr migrateRun) terminate(msg string) { writeTermination(mr.terminationLog, msg) }
 
 // migrateSignals cancels ctx on SIGTERM (a Job's deadline, a deleted pod)
 // or SIGINT, with the signal as the cause; the statement running is then

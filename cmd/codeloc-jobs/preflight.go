@@ -1,5 +1,3 @@
-//go:build jobs
-
 package main
 
 import (
@@ -15,16 +13,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/validate"
 )
 
-// Defaults of `codeloc preflight`.
-const (
-	defaultTerminationLog   = "/dev/termination-log"
-	defaultPreflightTimeout = 2 * time.Minute
-	maxTerminationMessage   = 4096 // Kubernetes keeps at most 4096 bytes
-)
+// defaultPreflightTimeout bounds a whole `codeloc-jobs preflight` run.
+const defaultPreflightTimeout = 2 * time.Minute
 
 // liveRun is one run of the live checks, from `preflight` or `validate --live`.
 type liveRun struct {
@@ -55,14 +51,14 @@ kubeconfig ($KUBECONFIG, ~/.kube/config).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if lr.contract == "" {
-				lr.contract = os.Getenv("CODELOC_CONTRACT")
+				lr.contract = os.Getenv(names.EnvContract)
 			}
 			return lr.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&lr.dir, "dir", lr.dir, "folder holding "+validate.ManifestFile)
-	fl.StringVar(&lr.contract, "contract", "", "cluster contract file (default $CODELOC_CONTRACT; required)")
+	fl.StringVar(&lr.contract, "contract", "", "cluster contract file (default $"+names.EnvContract+"; required)")
 	fl.StringVar(&lr.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster, then $KUBECONFIG or ~/.kube/config)")
 	fl.StringVar(&lr.terminationLog, "termination-log", lr.terminationLog, "file receiving the one-line summary (ignored when not writable; empty: none)")
 	fl.DurationVar(&lr.timeout, "timeout", lr.timeout, "bound on the whole run")
@@ -70,14 +66,14 @@ kubeconfig ($KUBECONFIG, ~/.kube/config).`,
 	return cmd
 }
 
-// runLiveTo runs the live checks for `codeloc validate --live`: the
-// declaration in dir, the contract at contractPath (else $CODELOC_CONTRACT),
-// the cluster of kubeconfig (else in-cluster or the default kubeconfig).
-// Problems come back as validate.Problems; notes and the summary go to
-// stderr and stdout.
-func runLiveTo(ctx context.Context, stdout, stderr io.Writer, dir, contractPath, kubeconfig string) error {
+// runLive runs the live checks for `validate --live` (a commands.LiveFunc):
+// the declaration in dir, the contract at contractPath (else
+// $CODELOC_CONTRACT), the cluster of kubeconfig (else in-cluster or the
+// default kubeconfig). Problems come back as validate.Problems; notes and
+// the summary go to stderr and stdout.
+func runLive(ctx context.Context, stdout, stderr io.Writer, dir, contractPath, kubeconfig string) error {
 	if contractPath == "" {
-		contractPath = os.Getenv("CODELOC_CONTRACT")
+		contractPath = os.Getenv(names.EnvContract)
 	}
 	lr := liveRun{dir: dir, contract: contractPath, kubeconfig: kubeconfig, timeout: defaultPreflightTimeout}
 	return lr.run(ctx, stdout, stderr)
@@ -108,7 +104,7 @@ func (lr liveRun) run(ctx context.Context, stdout, stderr io.Writer) (err error)
 	}
 	db, err := preflight.DatabaseFromEnv()
 	if err != nil {
-		return usageError{err}
+		return commands.UsageError{Err: err}
 	}
 	rep, err = preflight.Run(ctx, d, c, preflight.Options{Config: cfg, Database: db})
 	if err != nil {
@@ -156,26 +152,8 @@ func failureSummary(err error, rep *preflight.Report) string {
 	return "preflight: " + err.Error()
 }
 
-// terminate writes msg to the termination message file, when there is one
-// and it is writable (on a laptop /dev/termination-log is not).
-func (lr liveRun) terminate(msg string) {
-	if lr.terminationLog == "" {
-		return
-	}
-	if len(msg) > maxTerminationMessage {
-		msg = msg[:maxTerminationMessage-3] + "..."
-	}
-	flags := os.O_WRONLY | os.O_TRUNC
-	if lr.terminationLog != defaultTerminationLog {
-		flags |= os.O_CREATE // never create files under /dev on a laptop
-	}
-	f, err := os.OpenFile(lr.terminationLog, flags, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_, _ = f.WriteString(msg + "\n")
-}
+// terminate writes msg to the termination message file, if any.
+func (lr liveRun) terminate(msg string) { writeTermination(lr.terminationLog, msg) }
 
 // restConfig builds the client configuration: the kubeconfig file when
 // given, else in-cluster, else the default kubeconfig loading rules.
@@ -189,12 +167,12 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	rules.ExplicitPath = kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
-		return nil, usageError{fmt.Errorf("kubernetes configuration: %w", err)}
+		return nil, commands.Usagef("kubernetes configuration: %w", err)
 	}
 	return withUserAgent(cfg), nil
 }
 
 func withUserAgent(cfg *rest.Config) *rest.Config {
-	cfg.UserAgent = "codeloc-preflight/" + version
+	cfg.UserAgent = names.BinaryJobs + "-preflight/" + names.Version()
 	return cfg
 }

@@ -1,5 +1,3 @@
-//go:build jobs
-
 package main
 
 import (
@@ -7,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
+
+	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 )
 
 // TestValidateLive wires `validate --live` to the preflight against a real
@@ -20,7 +20,7 @@ func TestValidateLive(t *testing.T) {
 	t.Setenv("PGHOST", "") // no database credentials: the database check is a note
 	code, stdout, stderr := runCLI(t, "validate", "--live", "--kubeconfig", kubeconfig,
 		"--contract", "../../validate/contract.example.yaml", "../../fixtures/citation")
-	if code != exitInvalid || stdout != "" {
+	if code != commands.ExitInvalid || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"secret-missing dependsOn.secrets[0]", "bucket-missing dependsOn.buckets[0]", "dependency-missing dependsOn.codeLocations[0]"} {

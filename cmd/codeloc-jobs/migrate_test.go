@@ -1,5 +1,3 @@
-//go:build jobs
-
 package main
 
 import (
@@ -12,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/migrate/pgtest"
+
+	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 )
 
 // runMigrate runs `codeloc migrate args...` and returns the exit code and
@@ -55,7 +55,7 @@ func TestMigrateUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runMigrate(t, tt.args...)
-			if code != exitUsage || stdout != "" || stderr != tt.want {
+			if code != commands.ExitUsage || stdout != "" || stderr != tt.want {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, stderr %q", code, stdout, stderr, tt.want)
 			}
 		})
@@ -90,7 +90,7 @@ migrate citation: FAILED: "../etc/passwd" is not a migration file name: name it 
 		t.Run(tt.name, func(t *testing.T) {
 			tlog := filepath.Join(t.TempDir(), "termination-log")
 			code, stdout, stderr := runMigrate(t, append(tt.args, "--termination-log", tlog)...)
-			if code != exitInvalid || stdout != "" || stderr != tt.want {
+			if code != commands.ExitInvalid || stdout != "" || stderr != tt.want {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1, stderr:\n%s", code, stdout, stderr, tt.want)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
@@ -109,25 +109,11 @@ migrate citation: FAILED: "../etc/passwd" is not a migration file name: name it 
 			t.Setenv("DATABASE_URL", u)
 			tlog := filepath.Join(t.TempDir(), "termination-log")
 			code, stdout, stderr := runMigrate(t, "--dir", dir, "--code-location", "citation", "--termination-log", tlog)
-			if code != exitInvalid || strings.Contains(stdout+stderr+readFile(t, tlog), "s3cr3t-pw") {
+			if code != commands.ExitInvalid || strings.Contains(stdout+stderr+readFile(t, tlog), "s3cr3t-pw") {
 				t.Errorf("DATABASE_URL %q: exit %d, output shows the password or is wrong:\n%s%s", u, code, stdout, stderr)
 			}
 		}
 	})
-}
-
-func TestMigrateDefaultTerminationLogIsNeverCreated(t *testing.T) {
-	noDatabase(t)
-	mr := migrateRun{terminationLog: filepath.Join(t.TempDir(), "termination-log")}
-	mr.terminate("migrate citation: applied 0, already applied 0, 0 pending")
-	if _, err := os.Stat(mr.terminationLog); !os.IsNotExist(err) {
-		t.Errorf("the default termination log was created: %v", err)
-	}
-	mr.createTerminationLog = true
-	mr.terminate(strings.Repeat("é", 3000))
-	if got := readFile(t, mr.terminationLog); len(got) != 4096 || !strings.HasPrefix(got, "é") || !strings.HasSuffix(got, "é") {
-		t.Errorf("termination message of %d bytes, want 4096 bytes of whole characters", len(got))
-	}
 }
 
 // TestMigrateAgainstPostgres runs the command end to end against a real
@@ -187,7 +173,7 @@ func TestMigrateAgainstPostgres(t *testing.T) {
 	}, {
 		name:   "an applied file changed",
 		before: func() { writeFile(t, filepath.Join(dir, "004-notice.sql"), "DROP TABLE IF EXISTS other_table;\n") },
-		code:   exitInvalid,
+		code:   commands.ExitInvalid,
 		stderr: "004-notice.sql changed after it was applied: the ledger has sha256 ",
 	}}
 	for _, s := range steps {

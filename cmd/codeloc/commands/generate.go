@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"os"
@@ -6,12 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render"
-	"github.com/codeloc/codeloc/validate"
 )
 
-func newGenerateCmd() *cobra.Command {
+// NewGenerateCmd is plugin.yaml's generate command, run by Argo CD's stock
+// argocd-cmp-server in the Application's folder.
+func NewGenerateCmd() *cobra.Command {
 	var contract string
 	cmd := &cobra.Command{
 		Use:   "generate",
@@ -35,7 +37,7 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if contract == "" {
-				contract = os.Getenv(plugin.EnvContract)
+				contract = os.Getenv(names.EnvContract)
 			}
 			dir, err := os.Getwd()
 			if err != nil {
@@ -49,31 +51,19 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&contract, "contract", "", "cluster contract file, or folder of <name>.yaml contracts (default $"+plugin.EnvContract+"; required)")
+	cmd.Flags().StringVar(&contract, "contract", "", "cluster contract file, or folder of <name>.yaml contracts (default $"+names.EnvContract+"; required)")
 	return cmd
 }
 
 // generate renders the code-location at dir (absolute) for the plugin
 // environment environ against the contract at contractPath.
 func generate(dir, contractPath string, environ []string) ([]byte, error) {
-	req, problems := plugin.FromEnviron(environ)
-	if len(problems) > 0 {
-		return nil, problems
-	}
 	if contractPath != "" {
 		if abs, err := filepath.Abs(contractPath); err == nil {
 			contractPath = abs
 		}
 	}
-	contract, problems := plugin.NewContracts(contractPath).Load(req.Contract)
-	if len(problems) > 0 {
-		return nil, problems
-	}
-	base, prefix := plugin.Display(dir, req.App.SourcePath)
-	res, err := render.Render(req.Render(dir, base, contract))
-	if ps, ok := err.(validate.Problems); ok {
-		return nil, plugin.WithPrefix(ps, prefix).Sorted()
-	}
+	_, res, err := plugin.Generate(plugin.Source{AppDir: dir, Environ: environ, Contracts: plugin.NewContracts(contractPath)})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"github.com/spf13/cobra"
@@ -34,7 +34,8 @@ func dirArg(args []string) string {
 	return args[0]
 }
 
-func newRenderCmd() *cobra.Command {
+// NewRenderCmd validates a code-location and prints its manifests.
+func NewRenderCmd() *cobra.Command {
 	var f renderFlags
 	cmd := &cobra.Command{
 		Use:   "render [DIR]",

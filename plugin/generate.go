@@ -1,0 +1,44 @@
+package plugin
+
+import (
+	"github.com/codeloc/codeloc/render"
+)
+
+// Source is what one generate call renders.
+type Source struct {
+	// AppDir is the Application's folder on disk (absolute).
+	AppDir string
+	// RepoRoot is the folder that stands for the repo root in messages,
+	// when the caller knows it (the sidecar unpacked the repo there); ""
+	// derives it from AppDir and ARGOCD_APP_SOURCE_PATH (the stock
+	// cmp-server runs `codeloc generate` in the Application's folder).
+	RepoRoot string
+	// Environ is the environment Argo CD set, as "NAME=value" entries.
+	Environ []string
+	// Contracts are the mounted cluster contracts.
+	Contracts *Contracts
+}
+
+// Generate is the plugin's generate step, the one path of both
+// `codeloc generate` and codeloc-sidecar: the Argo CD environment to a
+// request, the contract it names, the render. The request comes back
+// whenever the environment could be read, so that callers can log the
+// Application; problems come back as validate.Problems.
+func Generate(src Source) (*Request, *render.Result, error) {
+	req, problems := FromEnviron(src.Environ)
+	if len(problems) > 0 {
+		return nil, nil, problems
+	}
+	contract, problems := src.Contracts.Load(req.Contract)
+	if len(problems) > 0 {
+		return req, nil, problems
+	}
+	base, prefix := src.RepoRoot, ""
+	if base == "" {
+		base, prefix = Display(src.AppDir, req.App.SourcePath)
+	}
+	r := req.Render(src.AppDir, base, contract)
+	r.DisplayPrefix = prefix
+	res, err := render.Render(r)
+	return req, res, err
+}

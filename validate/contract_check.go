@@ -1,0 +1,137 @@
+package validate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}
+
+// contractChecker collects the problems of a contract's own consistency.
+type contractChecker struct {
+	c  *Contract
+	ps Problems
+}
+
+func (k *contractChecker) add(code, path, msg, hint string) {
+	k.ps = append(k.ps, k.c.PosOf(path).At(code, path, msg, hint))
+}
+
+func (k *contractChecker) invalid(path, msg, hint string) {
+	k.add(CodeContractInvalid, path, msg, hint)
+}
+
+// check validates the contract's own consistency.
+func (c *Contract) check() Problems {
+	k := &contractChecker{c: c}
+	k.identity()
+	k.databasesAndSecrets()
+	k.storageAndLimits()
+	k.policy()
+	return k.ps
+}
+
+func (k *contractChecker) dnsLabel(path, v string) {
+	if v != "" && len(validation.IsDNS1123Label(v)) > 0 {
+		k.invalid(path, fmt.Sprintf("%q is not a DNS-1123 label", v), "use lowercase letters, digits and '-'")
+	}
+}
+
+// unique checks the names of a list: DNS-1123 labels, each once.
+func (k *contractChecker) unique(list string, names []string) {
+	seen := map[string]bool{}
+	for i, v := range names {
+		p := index(list, i) + ".name"
+		k.dnsLabel(p, v)
+		if seen[v] {
+			k.invalid(p, fmt.Sprintf("%q is listed twice", v), "list it once")
+		}
+		seen[v] = true
+	}
+}
+
+// identity checks apiVersion, kind, versions, namespaces and the registry.
+func (k *contractChecker) identity() {
+	c := k.c
+	if c.APIVersion != "" && c.APIVersion != ContractAPIVersion {
+		k.invalid("apiVersion", fmt.Sprintf("%q is not %s", c.APIVersion, ContractAPIVersion), "set apiVersion: "+ContractAPIVersion)
+	}
+	if c.Kind != "" && c.Kind != ContractKind {
+		k.invalid("kind", fmt.Sprintf("%q is not %s", c.Kind, ContractKind), "set kind: "+ContractKind)
+	}
+	if _, ok := c.Pos["contractVersions"]; ok && len(c.ContractVersions) == 0 {
+		k.invalid("contractVersions", "no contract version is accepted", "list at least one version")
+	}
+	for i, v := range c.ContractVersions {
+		if v < 1 {
+			k.invalid(index("contractVersions", i), fmt.Sprintf("%d is not a contract version", v), "versions start at 1")
+		}
+	}
+	k.dnsLabel("namespace", c.Namespace)
+	k.dnsLabel("argocdNamespace", c.ArgoCDNamespace)
+	k.dnsLabel("ceph.namespace", c.Ceph.Namespace)
+	k.registry("registry", c.Registry)
+}
+
+// registry checks a registry host[/path] as it prefixes image names.
+func (k *contractChecker) registry(path, r string) {
+	if strings.Contains(r, "://") || strings.HasSuffix(r, "/") || strings.ContainsAny(r, " @") {
+		k.invalid(path, fmt.Sprintf("%q is not a registry host[/path]", r), "write it as it prefixes image names, e.g. registry:80")
+	}
+}
+
+// databasesAndSecrets checks names, ports, SSL modes and that each
+// database's credentials secret is one code-locations may declare.
+func (k *contractChecker) databasesAndSecrets() {
+	c := k.c
+	k.unique("databases", namesOf(c.Databases, func(d Database) string { return d.Name }))
+	secretNames := map[string]bool{}
+	for i, s := range c.Secrets {
+		p := index("secrets", i) + ".name"
+		if s.Name != "" && len(validation.IsDNS1123Subdomain(s.Name)) > 0 {
+			k.invalid(p, fmt.Sprintf("%q is not a valid Secret name", s.Name), "use a DNS-1123 subdomain")
+		}
+		if secretNames[s.Name] {
+			k.invalid(p, fmt.Sprintf("%q is listed twice", s.Name), "list it once")
+		}
+		secretNames[s.Name] = true
+	}
+	for i, db := range c.Databases {
+		p := index("databases", i)
+		if _, ok := c.Pos[p+".port"]; ok && (db.Port < 1 || db.Port > 65535) {
+			k.invalid(p+".port", fmt.Sprintf("%d is not a TCP port", db.Port), "use 1-65535")
+		}
+		if !slices.Contains(sslModes, db.SSLMode) {
+			k.invalid(p+".sslMode", fmt.Sprintf("%q is not a libpq sslmode", db.SSLMode), "use one of "+strings.Join(sslModes, ", "))
+		}
+		if db.CredentialsSecret != "" && !secretNames[db.CredentialsSecret] {
+			k.invalid(p+".credentialsSecret", fmt.Sprintf("secret %q is not listed in secrets", db.CredentialsSecret), "add it to secrets so code-locations can declare it")
+		}
+	}
+}
+
+// storageAndLimits checks buckets, budgets, Ceph and the Jobs' bounds.
+func (k *contractChecker) storageAndLimits() {
+	c := k.c
+	k.unique("objectStorage.buckets", namesOf(c.ObjectStorage.Buckets, func(b ProvidedBucket) string { return b.Name }))
+	for i, b := range c.ObjectStorage.Buckets {
+		if b.StorageClass != "" && !slices.Contains(c.ObjectStorage.StorageClasses, b.StorageClass) {
+			k.invalid(index("objectStorage.buckets", i)+".storageClass", fmt.Sprintf("%q is not in objectStorage.storageClasses", b.StorageClass), "list the class in objectStorage.storageClasses")
+		}
+	}
+	if hp := c.Budgets.HeadroomPercent; hp < 0 || hp >= 100 {
+		k.invalid("budgets.headroomPercent", fmt.Sprintf("%d is not a percentage below 100", hp), "use 0-99")
+	}
+	if c.Ceph.ReplicaSize < 1 {
+		k.invalid("ceph.replicaSize", fmt.Sprintf("%d is not a replica count", c.Ceph.ReplicaSize), "use the pool's replicated.size, e.g. 3")
+	}
+	if c.Jobs.BackoffLimit < 0 || c.Jobs.BackoffLimit > 10 {
+		k.invalid("jobs.backoffLimit", fmt.Sprintf("%d is outside 0-10", c.Jobs.BackoffLimit), "keep retries bounded: Argo CD's sync retry handles the rest")
+	}
+	if d := c.Jobs.ActiveDeadlineSeconds; d < 10 || d > 86400 {
+		k.invalid("jobs.activeDeadlineSeconds", fmt.Sprintf("%d is outside 10-86400", d), "bound the Job's run time")
+	}
+}

@@ -1,0 +1,118 @@
+package validate
+
+import (
+	"slices"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// ParseContract decodes and checks a contract document.
+func ParseContract(file string, data []byte) (*Contract, Problems) {
+	w := newWalker(file)
+	root := w.parseRoot(data)
+	if root == nil {
+		return nil, w.problems
+	}
+	c := &Contract{File: file, Raw: data, Pos: w.pos}
+	w.mapping(root, "", slices.Concat(c.identityFields(w), c.providedFields(w), c.limitFields(w), c.policyFields(w)))
+	c.applyDefaults()
+	w.problems = append(w.problems, c.check()...)
+	return c, w.problems
+}
+
+// identityFields: what the contract is and where code-locations deploy.
+func (c *Contract) identityFields(w *walker) []field {
+	return []field{
+		{"apiVersion", true, w.str(&c.APIVersion)},
+		{"kind", true, w.str(&c.Kind)},
+		{"contractVersions", true, func(n *yaml.Node, path string) {
+			w.list(n, path, func(item *yaml.Node, ip string) {
+				v := 0
+				w.integer(&v)(item, ip)
+				c.ContractVersions = append(c.ContractVersions, v)
+			})
+		}},
+		{"namespace", true, w.str(&c.Namespace)},
+		{"argocdNamespace", false, w.str(&c.ArgoCDNamespace)},
+		{"registry", true, w.str(&c.Registry)},
+	}
+}
+
+// providedFields: the databases, secrets and storage the platform provides.
+func (c *Contract) providedFields(w *walker) []field {
+	return []field{
+		{"databases", false, func(n *yaml.Node, path string) {
+			w.list(n, path, func(item *yaml.Node, ip string) {
+				var db Database
+				w.mapping(item, ip, []field{
+					{"name", true, w.str(&db.Name)},
+					{"host", true, w.str(&db.Host)},
+					{"port", true, w.int(&db.Port)},
+					{"dbname", true, w.str(&db.DBName)},
+					{"sslMode", false, w.str(&db.SSLMode)},
+					{"credentialsSecret", true, w.str(&db.CredentialsSecret)},
+				})
+				c.Databases = append(c.Databases, db)
+			})
+		}},
+		{"secrets", false, func(n *yaml.Node, path string) {
+			w.list(n, path, func(item *yaml.Node, ip string) {
+				var s Secret
+				w.mapping(item, ip, []field{
+					{"name", true, w.str(&s.Name)},
+					{"description", false, w.str(&s.Description)},
+				})
+				c.Secrets = append(c.Secrets, s)
+			})
+		}},
+		{"objectStorage", false, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{
+				{"storageClasses", false, w.strList(&c.ObjectStorage.StorageClasses)},
+				{"buckets", false, func(n *yaml.Node, path string) {
+					w.list(n, path, func(item *yaml.Node, ip string) {
+						var b ProvidedBucket
+						w.mapping(item, ip, []field{
+							{"name", true, w.str(&b.Name)},
+							{"storageClass", true, w.str(&b.StorageClass)},
+							{"size", true, w.quantity(&b.Size)},
+						})
+						c.ObjectStorage.Buckets = append(c.ObjectStorage.Buckets, b)
+					})
+				}},
+			})
+		}},
+		{"blockStorage", false, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{{"storageClass", false, w.str(&c.BlockStorage.StorageClass)}})
+		}},
+	}
+}
+
+// limitFields: budgets, capacity sources and the Jobs' settings.
+func (c *Contract) limitFields(w *walker) []field {
+	return []field{
+		{"budgets", true, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{
+				{"cpu", true, w.quantity(&c.Budgets.CPU)},
+				{"memory", true, w.quantity(&c.Budgets.Memory)},
+				{"disk", false, w.quantity(&c.Budgets.Disk)},
+				{"buckets", false, w.quantity(&c.Budgets.Buckets)},
+				{"headroomPercent", false, w.int(&c.Budgets.HeadroomPercent)},
+			})
+		}},
+		{"ceph", false, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{
+				{"namespace", false, w.str(&c.Ceph.Namespace)},
+				{"replicaSize", false, w.int(&c.Ceph.ReplicaSize)},
+			})
+		}},
+		{"jobs", true, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{
+				{"image", true, w.str(&c.Jobs.Image)},
+				{"backoffLimit", false, w.int(&c.Jobs.BackoffLimit)},
+				{"activeDeadlineSeconds", false, w.int(&c.Jobs.ActiveDeadlineSeconds)},
+				{"cpu", false, w.quantity(&c.Jobs.CPU)},
+				{"memory", false, w.quantity(&c.Jobs.Memory)},
+			})
+		}},
+	}
+}
