@@ -14,8 +14,8 @@ import (
 	"github.com/codeloc/codeloc/internal/names"
 )
 
-// NoTransactionMarker, as the exact first line of a file, makes the file
-// run outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
+// NoTransactionMarker is the exact first line that makes a file run
+// outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
 const NoTransactionMarker = "-- codeloc:no-transaction"
 
 // MaxFileBytes bounds one migration file: the same bound as the

@@ -278,11 +278,11 @@ func fileError(ctx context.Context, f File, st Statement, err error, consequence
 		if f.NoTransaction {
 			consequence = "it ran outside a transaction: it may be partly applied and is not recorded; the next run runs it again"
 		}
-		return fmt.Errorf("%s: interrupted (%v); %s", f.Name, context.Cause(ctx), consequence)
+		return fmt.Errorf("%s: interrupted (%w); %s", f.Name, context.Cause(ctx), consequence)
 	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
-		return fmt.Errorf("%s: %v\n  %s", f.Name, err, consequence)
+		return fmt.Errorf("%s: %w\n  %s", f.Name, err, consequence)
 	}
 	where := f.Name
 	line := lineAt(f.SQL, st.Offset, st.SQL, int(pe.Position))
@@ -308,5 +308,5 @@ func interrupted(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil || strings.Contains(err.Error(), "interrupted (") {
 		return err
 	}
-	return fmt.Errorf("interrupted (%v): %w", context.Cause(ctx), err)
+	return fmt.Errorf("interrupted (%w): %w", context.Cause(ctx), err)
 }

@@ -43,17 +43,17 @@ func Split(sql string) []Statement {
 		if !code {
 			start, code = i, true
 		}
-		switch {
-		case c == '\'':
+		switch c {
+		case '\'':
 			i = skipQuoted(sql, i, '\'', isEscapeString(sql, i))
-		case c == '"':
+		case '"':
 			i = skipQuoted(sql, i, '"', false)
-		case c == '$':
+		case '$':
 			i = skipDollar(sql, i)
-		case c == '(':
+		case '(':
 			depth++
 			i++
-		case c == ')':
+		case ')':
 			depth = max(depth-1, 0)
 			i++
 		default:

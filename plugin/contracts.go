@@ -165,7 +165,7 @@ func (c *Contracts) files() (map[string]string, error) {
 	files := map[string]string{}
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") || !(strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) || !isContractName(stem(n)) {
+		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".yaml") && !strings.HasSuffix(n, ".yml") || !isContractName(stem(n)) {
 			continue // ConfigMap volumes hold ..data and ..<timestamp> entries
 		}
 		f := filepath.Join(c.path, n)

@@ -115,7 +115,7 @@ func isBase60Float(s string) bool {
 		return false
 	}
 	c := s[0]
-	if !(c == '+' || c == '-' || c >= '0' && c <= '9') || strings.IndexByte(s, ':') < 0 {
+	if c != '+' && c != '-' && (c < '0' || c > '9') || strings.IndexByte(s, ':') < 0 {
 		return false
 	}
 	return base60float().MatchString(s)

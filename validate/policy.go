@@ -48,8 +48,9 @@ const (
 // ServiceTypes Kubernetes knows.
 var serviceTypes = []string{"ClusterIP", "NodePort", "LoadBalancer", "ExternalName"}
 
-// DefaultServiceTypes: NodePort, LoadBalancer and ExternalName consume
-// cluster-level ports or addresses, so only the platform may allow them.
+// DefaultServiceTypes are the Service types allowed by default: NodePort,
+// LoadBalancer and ExternalName consume cluster-level ports or addresses, so
+// only the platform may allow them.
 var DefaultServiceTypes = []string{"ClusterIP"}
 
 // DefaultKinds are the usual workload, configuration, networking and
