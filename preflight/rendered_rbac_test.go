@@ -84,7 +84,7 @@ func TestRenderedRecordSatisfiesDependents(t *testing.T) {
 		want  []string
 	}{
 		{"true", nil},
-		{"false", []string{`code-location.manifest.yaml:11:19: dependency-not-ready dependsOn.codeLocations[0]`}},
+		{"false", []string{`dependency-not-ready dependsOn.codeLocations[0]: code-location "mediawatch" is not ready`}},
 	} {
 		t.Run("ready="+tt.ready, func(t *testing.T) {
 			w := newWorld(t, sharedEnv(t), nil)

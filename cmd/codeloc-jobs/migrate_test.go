@@ -41,16 +41,16 @@ func TestMigrateUsageErrors(t *testing.T) {
 		args []string
 		want string // stderr
 	}{
-		{"no flags", nil, "codeloc: required flag(s) \"code-location\", \"dir\" not set\n"},
-		{"no dir", []string{"--code-location", "citation"}, "codeloc: required flag(s) \"dir\" not set\n"},
-		{"empty dir", []string{"--dir", "", "--code-location", "citation"}, "codeloc: --dir is empty\n"},
-		{"unknown flag", []string{"--dir", dir, "--code-location", "citation", "--force"}, "codeloc: unknown flag: --force\n"},
+		{"no flags", nil, "codeloc-jobs: required flag(s) \"code-location\", \"dir\" not set\n"},
+		{"no dir", []string{"--code-location", "citation"}, "codeloc-jobs: required flag(s) \"dir\" not set\n"},
+		{"empty dir", []string{"--dir", "", "--code-location", "citation"}, "codeloc-jobs: --dir is empty\n"},
+		{"unknown flag", []string{"--dir", dir, "--code-location", "citation", "--force"}, "codeloc-jobs: unknown flag: --force\n"},
 		{"bad code-location", []string{"--dir", dir, "--code-location", "Citation_1"},
-			"codeloc: --code-location \"Citation_1\" is not a code-location name (a DNS-1123 label: lowercase letters, digits, '-')\n"},
+			"codeloc-jobs: --code-location \"Citation_1\" is not a code-location name (a DNS-1123 label: lowercase letters, digits, '-')\n"},
 		{"bad revision", []string{"--dir", dir, "--code-location", "citation", "--revision", "HEAD"},
-			"codeloc: --revision \"HEAD\" is not a git revision (7 to 40 lowercase hex digits)\n"},
+			"codeloc-jobs: --revision \"HEAD\" is not a git revision (7 to 40 lowercase hex digits)\n"},
 		{"bad bool", []string{"--dir", dir, "--code-location", "citation", "--dry-run=maybe"},
-			"codeloc: invalid argument \"maybe\" for \"--dry-run\" flag: strconv.ParseBool: parsing \"maybe\": invalid syntax\n"},
+			"codeloc-jobs: invalid argument \"maybe\" for \"--dry-run\" flag: strconv.ParseBool: parsing \"maybe\": invalid syntax\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
