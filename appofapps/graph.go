@@ -13,6 +13,7 @@ import (
 const (
 	CodeDependencyCycle       = "dependency-cycle"
 	CodeUnknownDependency     = "unknown-dependency"
+	CodeDependencyNoFolder    = "dependency-without-folder"
 	CodeDuplicateCodeLocation = "duplicate-code-location"
 	CodeTemplate              = "template-error"
 	CodeTemplateFunction      = "template-function-removed"
@@ -23,6 +24,7 @@ const (
 var CodeDocs = map[string]string{
 	CodeDependencyCycle:       "dependsOn.codeLocations form a cycle among the code-locations given: no deployment order exists.",
 	CodeUnknownDependency:     "With --strict, a dependsOn.codeLocations entry is not among the code-locations given.",
+	CodeDependencyNoFolder:    "A dependsOn.codeLocations entry has no folder under --repo-root: its Application could never be created.",
 	CodeDuplicateCodeLocation: "Two directories given declare the same codeLocation name.",
 	CodeTemplate:              "The Application template does not parse or fails to execute.",
 	CodeTemplateFunction:      "The Application template calls a function removed because it reads the environment, the filesystem or the network, or is not deterministic.",

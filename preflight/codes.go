@@ -6,6 +6,7 @@ import "github.com/codeloc/codeloc/validate"
 // part of codeloc's interface: never renamed, never reused.
 const (
 	CodeSecretMissing          = "secret-missing"
+	CodeSecretKeyMissing       = "secret-key-missing"
 	CodeDatabaseUnreachable    = "database-unreachable"
 	CodeDatabaseAuthFailed     = "database-auth-failed"
 	CodeBucketMissing          = "bucket-missing"
@@ -25,6 +26,7 @@ const (
 
 // CodeDocs describes each code in a sentence (README table, JSON consumers).
 var CodeDocs = map[string]string{
+	CodeSecretKeyMissing:       "A declared Secret lacks a key the workloads read (secretKeyRef or a projected/volume item).",
 	CodeSecretMissing:          "A declared secret does not exist in the namespace.",
 	CodeDatabaseUnreachable:    "The database does not answer SELECT 1 (network, TLS, unknown database, timeout).",
 	CodeDatabaseAuthFailed:     "The database refuses the credentials of the declared secret.",

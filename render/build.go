@@ -17,29 +17,42 @@ import (
 
 // build runs kustomize in-process on root: load restrictor root-only, no
 // plugins, no Helm, and nothing remote (checked before the build, since
-// kustomize would otherwise clone or download).
-func build(root string) ([]*yaml.RNode, validate.Problems) {
+// kustomize would otherwise clone or download). It returns the objects and
+// where each came from.
+func build(root string) ([]*yaml.RNode, map[*yaml.RNode]origin, validate.Problems) {
 	if problems := scanKustomizations(root); len(problems) > 0 {
-		return nil, problems
+		return nil, nil, problems
 	}
 	k := krusty.MakeKustomizer(&krusty.Options{
 		Reorder:          krusty.ReorderOptionNone,
 		LoadRestrictions: types.LoadRestrictionsRootOnly,
 		PluginConfig:     types.DisabledPluginConfig(),
 	})
-	rm, err := k.Run(filesys.MakeFsOnDisk(), root)
+	file := kustomizationFile(root)
+	absFile, err := filepath.Abs(file)
 	if err != nil {
-		return nil, validate.Problems{{Code: CodeKustomizeBuild, File: kustomizationFile(root), Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}
+		return nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the folder"}}
+	}
+	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), rootFile: absFile}
+	rm, err := k.Run(fs, root)
+	if err != nil {
+		return nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}
 	}
 	resources := rm.Resources()
 	if len(resources) == 0 {
-		return nil, validate.Problems{{Code: CodeKustomizeEmpty, File: kustomizationFile(root), Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}
+		return nil, nil, validate.Problems{{Code: CodeKustomizeEmpty, File: file, Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}
 	}
 	objs := make([]*yaml.RNode, len(resources))
+	origins := make(map[*yaml.RNode]origin, len(resources))
 	for i, r := range resources {
+		o, err := takeOrigin(r, root)
+		if err != nil {
+			return nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the object's annotations"}}
+		}
 		objs[i] = &r.RNode
+		origins[objs[i]] = o
 	}
-	return objs, nil
+	return objs, origins, nil
 }
 
 // kustomizationFile returns the kustomization file of a root, for messages.

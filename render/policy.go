@@ -63,10 +63,7 @@ func (in *instance) policy(o *yaml.RNode) validate.Problems {
 			ps = append(ps, in.problem(o, CodeReservedAnno, "metadata.annotations."+a, fmt.Sprintf("annotation %s is set by the cluster", a), "remove it: codeloc orders hooks and waves itself"))
 		}
 	}
-	spec, specPath := podSpec(o)
-	if spec != nil {
-		ps = append(ps, in.checkImages(o, spec, specPath)...)
-	}
+	spec, _ := podSpec(o)
 	if len(ps) > 0 {
 		return ps
 	}
@@ -145,49 +142,6 @@ func containers(spec *yaml.RNode, field string) []*yaml.RNode {
 	}
 	items, _ := list.Value.Elements()
 	return items
-}
-
-// checkImages requires images of the code-location to carry the revision.
-func (in *instance) checkImages(o, spec *yaml.RNode, specPath string) validate.Problems {
-	var ps validate.Problems
-	prefix := strings.TrimSuffix(in.c.Registry, "/") + "/" + in.d.CodeLocation
-	for _, f := range containerFields {
-		for i, c := range containers(spec, f) {
-			image := yaml.GetValue(c.Field("image").Value)
-			name, tag := splitImage(image)
-			if !ownsImage(name, prefix) || tag == in.d.Revision {
-				continue
-			}
-			shown := tag
-			if shown == "" {
-				shown = "no tag"
-			}
-			ps = append(ps, in.problem(o, CodeImageRevision, fmt.Sprintf("%s.%s[%d].image", specPath, f, i),
-				fmt.Sprintf("image %q has %s, not the declared revision %s", image, shown, in.d.Revision),
-				fmt.Sprintf("tag it %s:%s (kustomize images: newTag), or update revision", name, in.d.Revision)))
-		}
-	}
-	return ps
-}
-
-// ownsImage reports whether an image name belongs to the code-location:
-// <registry>/<codeLocation> exactly or followed by '-', '_', '.' or '/'.
-func ownsImage(name, prefix string) bool {
-	if !strings.HasPrefix(name, prefix) {
-		return false
-	}
-	rest := name[len(prefix):]
-	return rest == "" || strings.ContainsAny(rest[:1], "-_./")
-}
-
-// splitImage splits an image reference into its name and tag (digest dropped).
-func splitImage(image string) (name, tag string) {
-	name, _, _ = strings.Cut(image, "@")
-	slash := strings.LastIndex(name, "/")
-	if colon := strings.LastIndex(name, ":"); colon > slash {
-		return name[:colon], name[colon+1:]
-	}
-	return name, ""
 }
 
 // addBucketRefs adds, to every container, envFrom the OBC's ConfigMap and

@@ -70,12 +70,14 @@ func render(req Request) (*Result, error) {
 	if p != nil {
 		return nil, validate.Problems{*p}
 	}
-	objs, problems := build(root)
+	objs, origins, problems := build(root)
 	if len(problems) > 0 {
 		return nil, problems.Sorted()
 	}
-	in := &instance{d: d, c: req.Contract, file: kustomizationFile(root)}
-	if problems := in.applyPolicy(objs); len(problems) > 0 {
+	in := newInstance(d, req.Contract, root, origins)
+	// The rules read the objects as built; the policy then edits them.
+	problems = append(in.checkRules(objs), in.applyPolicy(objs)...)
+	if len(problems) > 0 {
 		return nil, problems.Sorted()
 	}
 	emitted, err := in.emit()

@@ -24,6 +24,7 @@ const (
 	CodeBadContractVersion = "bad-contract-version"
 	CodeDuplicate          = "duplicate"
 	CodeSelfDependency     = "self-dependency"
+	CodeNotReady           = "not-ready"
 	CodeBadMigrationName   = "bad-migration-name"
 	CodeMigrationMissing   = "migration-missing"
 	CodeMigrationEmpty     = "migration-empty"
@@ -66,6 +67,7 @@ var CodeDocs = map[string]string{
 	CodeBadContractVersion:  "contractVersion is not a positive integer.",
 	CodeDuplicate:           "A list names the same thing twice.",
 	CodeSelfDependency:      "A code-location lists itself in dependsOn.codeLocations.",
+	CodeNotReady:            "The declaration says ready: false: atlas does not attest this revision, so it is not deployed.",
 	CodeBadMigrationName:    "A migration is not a plain NNN-name.sql file name.",
 	CodeMigrationMissing:    "A declared migration is not under migrations/.",
 	CodeMigrationEmpty:      "A declared migration file is empty.",

@@ -1,0 +1,10 @@
+package render
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// checkRequests: TODO(issue 9), being written.
+func (in *instance) checkRequests(objs []*yaml.RNode) validate.Problems { return nil }
