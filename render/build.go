@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -19,9 +21,13 @@ import (
 // plugins, no Helm, and nothing remote (checked before the build, since
 // kustomize would otherwise clone or download). It returns the objects and
 // where each came from.
-func build(root string) ([]*yaml.RNode, map[*yaml.RNode]origin, validate.Problems) {
-	if problems := scanKustomizations(root); len(problems) > 0 {
-		return nil, nil, problems
+func build(root string) ([]*yaml.RNode, map[*yaml.RNode]origin, []patch, validate.Problems) {
+	// Metadata problems do not stop the build: the objects' own problems
+	// are reported with them; remote references and Helm do.
+	scan := scanKustomizations(root)
+	scanned := scan.problems
+	if slices.ContainsFunc(scanned, func(p validate.Problem) bool { return p.Code != CodeMetadata && !p.IsWarning() }) {
+		return nil, nil, nil, scanned
 	}
 	k := krusty.MakeKustomizer(&krusty.Options{
 		Reorder:          krusty.ReorderOptionNone,
@@ -31,28 +37,29 @@ func build(root string) ([]*yaml.RNode, map[*yaml.RNode]origin, validate.Problem
 	file := kustomizationFile(root)
 	absFile, err := filepath.Abs(file)
 	if err != nil {
-		return nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the folder"}}
+		return nil, nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the folder"}}
 	}
-	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), rootFile: absFile}
-	rm, err := k.Run(fs, root)
+	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), rootFile: absFile, deprecated: scan.deprecated}
+	rm, notes, err := runQuietly(scan.vars, file, func() (resmap.ResMap, error) { return k.Run(fs, root) })
+	scanned = append(scanned, notes...)
 	if err != nil {
-		return nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}
+		return nil, nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}
 	}
 	resources := rm.Resources()
 	if len(resources) == 0 {
-		return nil, nil, validate.Problems{{Code: CodeKustomizeEmpty, File: file, Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}
+		return nil, nil, nil, validate.Problems{{Code: CodeKustomizeEmpty, File: file, Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}
 	}
 	objs := make([]*yaml.RNode, len(resources))
 	origins := make(map[*yaml.RNode]origin, len(resources))
 	for i, r := range resources {
 		o, err := takeOrigin(r, root)
 		if err != nil {
-			return nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the object's annotations"}}
+			return nil, nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the object's annotations"}}
 		}
 		objs[i] = &r.RNode
 		origins[objs[i]] = o
 	}
-	return objs, origins, nil
+	return objs, origins, scan.patches, scanned
 }
 
 // kustomizationFile returns the kustomization file of a root, for messages.
@@ -69,15 +76,22 @@ func kustomizationFile(root string) string {
 // scanKustomizations walks the kustomization tree from root and refuses
 // every reference kustomize would fetch (git clones, http files) and Helm
 // inflation. Local bases are followed; kustomize itself enforces the root.
-func scanKustomizations(root string) validate.Problems {
-	s := &scanner{seen: map[string]bool{}}
+func scanKustomizations(root string) *scanner {
+	s := &scanner{seen: map[string]bool{}, root: realPath(root), deprecated: map[string]bool{}}
 	s.scan(root)
-	return s.problems
+	return s
 }
 
+// scanner walks the kustomization tree before the build.
 type scanner struct {
 	seen     map[string]bool
+	root     string // the kustomize root, links resolved
 	problems validate.Problems
+	// deprecated holds the kustomization files (absolute) that use
+	// deprecated fields; vars says one uses vars (see runQuietly).
+	deprecated map[string]bool
+	vars       bool
+	patches    []patch
 }
 
 // pathFields are the kustomization fields holding lists of paths or URLs.
@@ -89,6 +103,9 @@ func (s *scanner) scan(dir string) {
 	}
 	s.seen[dir] = true
 	file := kustomizationFile(dir)
+	if s.linksOutside(file, nil, "", file) {
+		return
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return // kustomize reports it, with its own words
@@ -97,6 +114,8 @@ func (s *scanner) scan(dir string) {
 	if err != nil || node.YNode().Kind != yaml.MappingNode {
 		return
 	}
+	s.noteDeprecated(file, node)
+	s.notePatches(dir, file, node)
 	for _, f := range []string{"helmCharts", "helmChartInflationGenerator", "helmGlobals"} {
 		if v := node.Field(f); v != nil {
 			s.add(file, v.Key.YNode(), CodeKustomizeHelm, f, "Helm chart inflation is disabled", "render the chart into the repo (helm template) and list the output under resources:")
@@ -159,8 +178,16 @@ func (s *scanner) entry(dir, file, field string, item *yaml.RNode) {
 		return // kustomize refuses it under the root-only restrictor
 	}
 	sub := filepath.Join(dir, n.Value)
-	if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
+	if s.linksOutside(file, n, field, sub) {
+		return
+	}
+	fi, err := os.Stat(sub)
+	switch {
+	case err != nil:
+	case fi.IsDir():
 		s.scan(sub)
+	case field == "resources" && fi.Mode().IsRegular():
+		s.checkMetadataFile(sub)
 	}
 }
 

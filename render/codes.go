@@ -33,6 +33,13 @@ const (
 	CodeImageUnpinned         = "policy-image-unpinned"
 	CodeRequestsMissing       = "requests-missing"
 	CodeRequestsOverDeclared  = "requests-over-declared"
+
+	// Objects well-formed before they reach the cluster.
+	CodeMalformed      = "object-malformed"
+	CodeMetadata       = "object-metadata"
+	CodeIdentity       = "object-identity"
+	CodeLinkOutside    = "link-outside"
+	CodeKustomizeNotes = "kustomize-warning"
 )
 
 // CodeDocs describes each code in a sentence.
@@ -67,4 +74,10 @@ var CodeDocs = map[string]string{
 	CodeImageUnpinned:         "An image has neither a digest nor a tag other than latest.",
 	CodeRequestsMissing:       "A container of a long-running workload does not set both cpu and memory requests.",
 	CodeRequestsOverDeclared:  "The pods' requests add up to more than the declared resources.cpu or resources.memory.",
+
+	CodeMalformed:      "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type.",
+	CodeMetadata:       "An object's metadata in its file is malformed: labels or annotations not a map of strings, no name, an invalid label key or value.",
+	CodeIdentity:       "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other.",
+	CodeLinkOutside:    "A kustomization, base or resource is reached through a symbolic link that leads outside the repo.",
+	CodeKustomizeNotes: "A warning of kustomize's (a deprecated field, vars never replaced); it never fails a render.",
 }

@@ -19,6 +19,12 @@ type instance struct {
 	// files to place problems at a line.
 	origins map[*yaml.RNode]origin
 	sources *sources
+	// badMetadata holds the objects (Kind/name as written) whose metadata
+	// the scan of their files refused already.
+	badMetadata map[string]bool
+	// patches are the kustomizations' patches, to say which changed an
+	// object.
+	patches []patch
 }
 
 func newInstance(d *validate.Declaration, c *validate.Contract, root string, origins map[*yaml.RNode]origin) *instance {
@@ -50,6 +56,9 @@ func (in *instance) place(p *validate.Problem, o *yaml.RNode, field string) {
 		p.File = org.file
 		if doc := findDocument(in.sources.documents(org.file), o); doc != nil {
 			p.Line, p.Column = fieldPos(doc, field)
+		}
+		if by := in.patchedBy(o); by != "" {
+			p.Message += " (the object is patched by " + by + ")"
 		}
 	case org.configuredIn != "":
 		p.File = org.configuredIn

@@ -52,19 +52,23 @@ func parseDocuments(data []byte) []*yaml.RNode {
 // maxSourceBytes bounds a file read again to place problems.
 const maxSourceBytes = 8 << 20
 
-// findDocument picks the document o was built from: same kind, and the
-// name that the built name contains best (kustomize adds prefixes,
-// suffixes and hashes); a lone document of the kind otherwise.
+// findDocument picks the document o was built from: same kind, the name
+// that the built name contains best (kustomize adds prefixes, suffixes and
+// hashes), then the same namespace.
 func findDocument(docs []*yaml.RNode, o *yaml.RNode) *yaml.RNode {
 	var best *yaml.RNode
-	bestLen := -1
+	bestScore := -1
 	for _, doc := range docs {
-		if doc.GetKind() != o.GetKind() {
+		name := doc.GetName()
+		if doc.GetKind() != o.GetKind() || !strings.Contains(o.GetName(), name) {
 			continue
 		}
-		name := doc.GetName()
-		if strings.Contains(o.GetName(), name) && len(name) > bestLen {
-			best, bestLen = doc, len(name)
+		score := 2 * len(name)
+		if doc.GetNamespace() == o.GetNamespace() {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = doc, score
 		}
 	}
 	return best
@@ -107,6 +111,13 @@ func step(n *yaml.Node, path string) (*yaml.Node, *yaml.Node, string) {
 		}
 		item := n.Content[i]
 		return item, item, strings.TrimPrefix(path[end+1:], ".")
+	}
+	if n.Kind == yaml.SequenceNode { // a path without index: the first item that has it
+		for _, item := range n.Content {
+			if key, value, rest := step(item, path); key != nil {
+				return key, value, rest
+			}
+		}
 	}
 	if n.Kind != yaml.MappingNode {
 		return nil, nil, ""

@@ -25,6 +25,8 @@ type origin struct {
 type originFS struct {
 	filesys.FileSystem
 	rootFile string // the root kustomization, absolute
+	// deprecated kustomizations are served fixed (see noteDeprecated).
+	deprecated map[string]bool
 }
 
 // ReadFile reads path; the root kustomization comes back with its
@@ -34,7 +36,13 @@ func (f originFS) ReadFile(path string) ([]byte, error) {
 	if err != nil {
 		return data, err
 	}
-	if abs, _ := filepath.Abs(path); abs != f.rootFile {
+	abs, _ := filepath.Abs(path)
+	if f.deprecated[abs] {
+		if fixed, ok := fixKustomization(data); ok {
+			data = fixed
+		}
+	}
+	if abs != f.rootFile {
 		return data, nil
 	}
 	if withOrigins, ok := addOriginAnnotations(data); ok {

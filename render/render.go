@@ -48,6 +48,9 @@ type Request struct {
 type Result struct {
 	Declaration *validate.Declaration
 	Objects     []*yaml.RNode
+	// Warnings are kustomize's notes (deprecated fields, vars never
+	// replaced): reported, never a failure, never on stdout.
+	Warnings validate.Problems
 }
 
 // Render validates and builds a code-location. On any problem it returns
@@ -57,6 +60,9 @@ func Render(req Request) (*Result, error) {
 	var problems validate.Problems
 	if errors.As(err, &problems) {
 		return nil, present(problems, req.DisplayBase, req.DisplayPrefix)
+	}
+	if res != nil {
+		res.Warnings = present(res.Warnings, req.DisplayBase, req.DisplayPrefix)
 	}
 	return res, err
 }
@@ -70,14 +76,17 @@ func render(req Request) (*Result, error) {
 	if p != nil {
 		return nil, validate.Problems{*p}
 	}
-	objs, origins, problems := build(root)
-	if len(problems) > 0 {
+	objs, origins, patches, problems := build(root)
+	if objs == nil {
 		return nil, problems.Sorted()
 	}
 	in := newInstance(d, req.Contract, root, origins)
+	in.patches = patches
+	in.noteMetadataProblems(problems)
 	// The rules read the objects as built; the policy then edits them.
-	problems = append(in.checkRules(objs), in.applyPolicy(objs)...)
-	if len(problems) > 0 {
+	problems = slices.Concat(problems, in.checkRules(objs), in.applyPolicy(objs))
+	errs, warnings := problems.Split()
+	if len(errs) > 0 {
 		return nil, problems.Sorted()
 	}
 	emitted, err := in.emit()
@@ -85,14 +94,14 @@ func render(req Request) (*Result, error) {
 		return nil, err
 	}
 	if problems := in.checkConflicts(objs, emitted); len(problems) > 0 {
-		return nil, problems.Sorted()
+		return nil, append(problems, warnings...).Sorted()
 	}
 	all := append(objs, emitted...)
 	if err := in.assignWaves(all); err != nil {
 		return nil, err
 	}
 	sortObjects(all)
-	return &Result{Declaration: d, Objects: all}, nil
+	return &Result{Declaration: d, Objects: all, Warnings: warnings.Sorted()}, nil
 }
 
 // validateRequest runs every check that does not need the kustomize build: the

@@ -15,6 +15,8 @@ import (
 // problem of every rule is returned, so that one render says all.
 func (in *instance) checkRules(objs []*yaml.RNode) validate.Problems {
 	return slices.Concat(
+		in.checkWellFormed(objs),
+		in.checkIdentities(objs),
 		in.checkKinds(objs),
 		in.checkOwnership(objs),
 		in.checkConsumption(objs),

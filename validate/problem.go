@@ -21,9 +21,19 @@ type Problem struct {
 	Column  int    `json:"column,omitempty"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+	// Severity is SeverityWarning for a problem that does not fail the
+	// render; "" is an error.
+	Severity string `json:"severity,omitempty"`
 }
 
-// String renders the problem on one line: FILE:LINE:COL: CODE path: message (hint).
+// SeverityWarning marks a problem that is reported but fails nothing.
+const SeverityWarning = "warning"
+
+// IsWarning reports whether p is a warning.
+func (p Problem) IsWarning() bool { return p.Severity == SeverityWarning }
+
+// String renders the problem on one line: FILE:LINE:COL: CODE path:
+// message (hint); a warning's code is preceded by "warning: ".
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.File != "" {
@@ -32,6 +42,9 @@ func (p Problem) String() string {
 			fmt.Fprintf(&b, ":%d:%d", p.Line, p.Column)
 		}
 		b.WriteString(": ")
+	}
+	if p.IsWarning() {
+		b.WriteString("warning: ")
 	}
 	b.WriteString(p.Code)
 	if p.Path != "" {
@@ -93,4 +106,16 @@ func OneLine(s string) string {
 		return s
 	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\r", " ")), " ")
+}
+
+// Split separates the warnings from the errors.
+func (ps Problems) Split() (errs, warnings Problems) {
+	for _, p := range ps {
+		if p.IsWarning() {
+			warnings = append(warnings, p)
+		} else {
+			errs = append(errs, p)
+		}
+	}
+	return errs, warnings
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 
@@ -43,7 +44,7 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 			if err != nil {
 				return err
 			}
-			out, err := generate(dir, contract, os.Environ())
+			out, err := generate(dir, contract, os.Environ(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -56,8 +57,10 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 }
 
 // generate renders the code-location at dir (absolute) for the plugin
-// environment environ against the contract at contractPath.
-func generate(dir, contractPath string, environ []string) ([]byte, error) {
+// environment environ against the contract at contractPath. Warnings go
+// to notes (the plugin server logs a successful command's stderr; Argo CD
+// shows stderr only when the command fails).
+func generate(dir, contractPath string, environ []string, notes io.Writer) ([]byte, error) {
 	if contractPath != "" {
 		if abs, err := filepath.Abs(contractPath); err == nil {
 			contractPath = abs
@@ -67,5 +70,6 @@ func generate(dir, contractPath string, environ []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	printWarnings(notes, res.Warnings)
 	return render.Write(res.Objects)
 }

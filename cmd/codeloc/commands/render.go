@@ -55,6 +55,7 @@ and nothing on stdout when the input is invalid.`,
 			if err != nil {
 				return err
 			}
+			printWarnings(cmd.ErrOrStderr(), res.Warnings)
 			out, err := render.Write(res.Objects)
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -59,8 +60,10 @@ contract (--contract or $CODELOC_CONTRACT), never the embedded example.`,
 				return validate.Problems(report.Problems)
 			}
 			if isLive {
+				printWarnings(cmd.ErrOrStderr(), report.Problems)
 				return live(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), dirArg(args), f.contract, kubeconfig)
 			}
+			printWarnings(cmd.ErrOrStderr(), report.Problems)
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d objects)\n", report.CodeLocation, report.Objects)
 			return nil
 		},
@@ -82,6 +85,7 @@ func validateDir(f *renderFlags, dir string) (*validationReport, error) {
 		res, err = render.Render(req)
 		if err == nil {
 			report.Valid, report.CodeLocation, report.Objects = true, res.Declaration.CodeLocation, len(res.Objects)
+			report.Problems = append(report.Problems, res.Warnings...)
 			return report, nil
 		}
 	}
@@ -105,4 +109,12 @@ func writeJSONReport(cmd *cobra.Command, report *validationReport) error {
 		return ExitError{Code: ExitInvalid}
 	}
 	return nil
+}
+
+// printWarnings writes warnings on w, one per line: codeloc's own lines,
+// never kustomize's raw output.
+func printWarnings(w io.Writer, warnings []validate.Problem) {
+	for _, p := range warnings {
+		fmt.Fprintln(w, p.String())
+	}
 }
