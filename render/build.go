@@ -19,9 +19,9 @@ import (
 
 // build runs kustomize in-process on root: load restrictor root-only, no
 // plugins, no Helm, and nothing remote (checked before the build, since
-// kustomize would otherwise clone or download). It returns the objects and
-// where each came from.
-func build(root string) ([]*yaml.RNode, map[*yaml.RNode]origin, []patch, validate.Problems) {
+// kustomize would otherwise clone or download). It returns the objects and,
+// when track is set, where each came from.
+func build(root string, track bool) ([]*yaml.RNode, map[*yaml.RNode]origin, []patch, validate.Problems) {
 	// Metadata problems do not stop the build: the objects' own problems
 	// are reported with them; remote references and Helm do.
 	scan := scanKustomizations(root)
@@ -39,7 +39,10 @@ func build(root string) ([]*yaml.RNode, map[*yaml.RNode]origin, []patch, validat
 	if err != nil {
 		return nil, nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the folder"}}
 	}
-	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), rootFile: absFile, deprecated: scan.deprecated}
+	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), deprecated: scan.deprecated}
+	if track {
+		fs.rootFile = absFile
+	}
 	rm, notes, err := runQuietly(scan.vars, file, func() (resmap.ResMap, error) { return k.Run(fs, root) })
 	scanned = append(scanned, notes...)
 	if err != nil {

@@ -24,7 +24,7 @@ type origin struct {
 // (buildMetadata: [originAnnotations]), which the build strips again.
 type originFS struct {
 	filesys.FileSystem
-	rootFile string // the root kustomization, absolute
+	rootFile string // the root kustomization, absolute; "" = no origins
 	// deprecated kustomizations are served fixed (see noteDeprecated).
 	deprecated map[string]bool
 }

@@ -64,7 +64,7 @@ func (in *instance) decodeStrict(o *yaml.RNode) validate.Problems {
 	if err != nil {
 		return nil // not a kind Kubernetes ships (or not this version)
 	}
-	data, err := o.MarshalJSON()
+	data, err := nodeJSON(o.YNode())
 	if err != nil {
 		return validate.Problems{in.problem(o, CodeMalformed, "", err.Error(), "check the object's YAML")}
 	}
