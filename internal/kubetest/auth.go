@@ -112,7 +112,7 @@ func WaitForAccess(ctx context.Context, cfg *rest.Config, accesses ...Access) er
 			}
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("still not allowed to %s: %w (last error: %v)", a, ctx.Err(), err)
+				return fmt.Errorf("still not allowed to %s: %w (last error: %w)", a, ctx.Err(), err)
 			case <-time.After(50 * time.Millisecond):
 			}
 		}

@@ -106,7 +106,7 @@ func (e *Env) waitEstablished(ctx context.Context, name string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("CRD %s not established: %w (last error: %v)", name, ctx.Err(), err)
+			return fmt.Errorf("CRD %s not established: %w (last error: %w)", name, ctx.Err(), err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

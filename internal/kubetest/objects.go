@@ -260,7 +260,7 @@ func (m *mapper) mapping(ctx context.Context, gvk schema.GroupVersionKind) (*met
 		m.mapper.Reset()
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%v: %w", err, ctx.Err())
+			return nil, fmt.Errorf("%w: %w", err, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

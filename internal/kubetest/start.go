@@ -93,7 +93,7 @@ func (e *Env) waitEtcd(ctx context.Context, clientURL string) error {
 		return httpOK(ctx, http.DefaultClient, clientURL+"/health", "")
 	})
 	if err != nil && e.etcd.exited() && e.etcd.logMentionsPortInUse() {
-		return fmt.Errorf("%w: %v", errPortRace, err)
+		return fmt.Errorf("%w: %w", errPortRace, err)
 	}
 	return err
 }
@@ -126,7 +126,7 @@ func (e *Env) waitAPIServer(ctx context.Context, host, token string) error {
 		return httpOK(ctx, insecure, host+"/readyz", token)
 	})
 	if err != nil && p.exited() && p.logMentionsPortInUse() {
-		return fmt.Errorf("%w: %v", errPortRace, err)
+		return fmt.Errorf("%w: %w", errPortRace, err)
 	}
 	return err
 }

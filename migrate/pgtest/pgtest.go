@@ -88,7 +88,7 @@ func (s *Server) start() error {
 	cmd := exec.CommandContext(ctx, "bash", s.script, "start", s.dir, fmt.Sprint(port))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s start: %v\n%s", s.script, err, stderr.String())
+		return fmt.Errorf("%s start: %w\n%s", s.script, err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	s.URL = lines[len(lines)-1]
@@ -103,7 +103,7 @@ func (s *Server) Stop() error {
 	out, err := exec.Command("bash", s.script, "stop", s.dir).CombinedOutput()
 	os.RemoveAll(s.dir)
 	if err != nil {
-		return fmt.Errorf("%s stop: %v\n%s", s.script, err, out)
+		return fmt.Errorf("%s stop: %w\n%s", s.script, err, out)
 	}
 	return nil
 }
