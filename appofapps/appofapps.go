@@ -1,8 +1,10 @@
 // Package appofapps generates the plain Argo CD Applications that the
 // cluster/apps repo holds (ADR 0094 §2): one per atlas code-location, naming
 // the codeloc plugin, ordered in sync waves by the dependsOn.codeLocations
-// graph. The documents come from a sprig template whose deployment values
-// (the repo URL) are injected at seed time, never versioned (ADR 0023).
+// graph of every declaration under the repo root, so that one Application
+// generated alone gets the wave it gets among all. The documents come from a
+// sprig template whose deployment values (the repo URL) are injected at seed
+// time, never versioned (ADR 0023).
 package appofapps
 
 import (
@@ -63,8 +65,9 @@ type Data struct {
 type Options struct {
 	// RepoURL is the atlas repo URL (required).
 	RepoURL string
-	// RepoRoot is the directory paths are relative to; "" means the git top
-	// level above each directory (the nearest parent holding .git).
+	// RepoRoot is the directory paths are relative to and whose every
+	// declaration makes the dependency graph; "" means the git top level above
+	// each directory (the nearest parent holding .git).
 	RepoRoot string
 	// Revision is the target revision; "" means HEAD.
 	Revision string
@@ -74,9 +77,6 @@ type Options struct {
 	Template string
 	// Contract gives the destination and Argo CD namespaces (required).
 	Contract *validate.Contract
-	// Strict makes a dependency outside the directories given an error
-	// instead of an already deployed code-location.
-	Strict bool
 }
 
 // Application is one generated Application document.
@@ -90,8 +90,11 @@ type Application struct {
 }
 
 // Generate returns the Applications of the code-locations in dirs, sorted by
-// wave then name. Invalid input is reported as validate.Problems and nothing
-// is returned; other errors are usage errors.
+// wave then name. The waves come from the dependsOn.codeLocations graph of
+// every declaration under the repo root; a declaration there is checked only
+// when a directory given depends on it, directly or not. Invalid input is
+// reported as validate.Problems and nothing is returned; other errors are
+// usage errors.
 func Generate(dirs []string, opts Options) ([]Application, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no code-location directory given")
@@ -101,16 +104,16 @@ func Generate(dirs []string, opts Options) ([]Application, error) {
 		return nil, err
 	}
 	tmpl, problems := LoadTemplate(opts.Template)
-	decls, declProblems := loadDeclarations(dirs, opts.Contract)
-	problems = append(problems, declProblems...)
+	gs, err := loadGiven(dirs, opts.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	problems = append(problems, checkGiven(gs, opts.Contract)...)
+	problems = append(problems, assignWaves(gs)...)
 	if len(problems) > 0 {
 		return nil, problems.Sorted()
 	}
-	waves, problems := Waves(declsOf(decls), opts.Strict)
-	if len(problems) > 0 {
-		return nil, problems
-	}
-	data, err := applications(decls, waves, opts)
+	data, err := applications(gs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -176,75 +179,27 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// located is a declaration with the directory it was read from.
-type located struct {
-	dir  string
-	decl *validate.Declaration
-}
-
-// loadDeclarations reads each directory's declaration once (a directory given
-// twice is read once), checks it against the contract and refuses two
-// directories declaring the same name.
-func loadDeclarations(dirs []string, c *validate.Contract) ([]located, validate.Problems) {
-	var out []located
-	var problems validate.Problems
-	byDir := map[string]bool{}
-	byName := map[string]string{}
-	for _, dir := range dirs {
-		abs, err := filepath.Abs(dir)
-		if err != nil || byDir[abs] {
-			continue
-		}
-		byDir[abs] = true
-		d, ps := validate.LoadDeclaration(dir)
-		if d != nil && len(ps) == 0 {
-			ps = validate.Check(d, c)
-		}
-		problems = append(problems, ps...)
-		if d == nil || len(ps) > 0 {
-			continue
-		}
-		if first, dup := byName[d.CodeLocation]; dup {
-			problems = append(problems, d.PosOf("codeLocation").At(CodeDuplicateCodeLocation, "codeLocation",
-				fmt.Sprintf("%q is also declared by %s", d.CodeLocation, filepath.Join(first, validate.ManifestFile)),
-				"each code-location has one folder; give each directory once"))
-			continue
-		}
-		byName[d.CodeLocation] = dir
-		out = append(out, located{dir: dir, decl: d})
-	}
-	return out, problems
-}
-
-func declsOf(ls []located) []*validate.Declaration {
-	out := make([]*validate.Declaration, len(ls))
-	for i, l := range ls {
-		out[i] = l.decl
-	}
-	return out
-}
-
 // applications builds the template data, sorted by wave then name.
-func applications(decls []located, waves map[string]int, opts Options) ([]Data, error) {
+func applications(gs []*given, opts Options) ([]Data, error) {
 	argocdNS := cmp.Or(opts.Contract.ArgoCDNamespace, DefaultArgoCDNamespace)
-	out := make([]Data, 0, len(decls))
-	for _, l := range decls {
-		path, err := repoPath(l.dir, opts.RepoRoot)
+	out := make([]Data, 0, len(gs))
+	for _, g := range gs {
+		path, err := filepath.Rel(g.tree.absRoot, g.abs)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Data{
-			Name:                 l.decl.CodeLocation,
+			Name:                 g.decl.CodeLocation,
 			Namespace:            argocdNS,
 			RepoURL:              opts.RepoURL,
-			Path:                 path,
+			Path:                 filepath.ToSlash(path),
 			Revision:             opts.Revision,
 			Project:              opts.Project,
 			Plugin:               names.PluginFullName,
 			DestinationServer:    InClusterServer,
 			DestinationNamespace: opts.Contract.Namespace,
-			Wave:                 waves[l.decl.CodeLocation],
-			DependsOn:            slices.Clone(l.decl.DependsOn.CodeLocations),
+			Wave:                 g.wave,
+			DependsOn:            slices.Clone(g.decl.DependsOn.CodeLocations),
 		})
 	}
 	slices.SortFunc(out, func(a, b Data) int {
@@ -266,38 +221,4 @@ func render(tmpl *Template, apps []Data) ([]Application, error) {
 		return nil, problems.Sorted()
 	}
 	return out, nil
-}
-
-// repoPath is dir relative to root (or to the git top level above dir),
-// slash-separated.
-func repoPath(dir, root string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if root == "" {
-		if root, err = gitTopLevel(abs); err != nil {
-			return "", err
-		}
-	} else if root, err = filepath.Abs(root); err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s is not inside the repo root %s", dir, root)
-	}
-	return filepath.ToSlash(rel), nil
-}
-
-// gitTopLevel is the nearest directory at or above dir holding .git (a
-// folder, or a file for worktrees and submodules).
-func gitTopLevel(dir string) (string, error) {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%s is not in a git work tree: pass --repo-root", dir)
-		}
-	}
 }

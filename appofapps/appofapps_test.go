@@ -72,17 +72,39 @@ func TestGolden(t *testing.T) {
 		// Given dependents first: the output is still sorted by wave.
 		{"chain", in(graphs, "chain/marts", "chain/staging", "chain/raw"), Options{RepoRoot: graphs}},
 		{"diamond", in(graphs, "diamond/report", "diamond/right", "diamond/left", "diamond/sources"), Options{RepoRoot: graphs}},
-		// Only the tail of the chain: staging counts as already deployed.
+		// Only the tail of the chain: staging and raw are read from the tree.
 		{"chain-partial", in(graphs, "chain/marts"), Options{RepoRoot: graphs, Revision: "main", Project: "atlas"}},
+		// The Done-when command: mediawatch is found among the fixtures,
+		// beside a folder that copies citation and many that copy mediawatch.
+		{"citation-alone", in(fixtures, "citation"), Options{RepoRoot: fixtures}},
 		{"cycle", in(graphs, "cycle/alpha", "cycle/beta", "cycle/gamma", "chain/raw"), Options{RepoRoot: graphs}},
-		// ghost is not given: already deployed by default, an error with --strict.
-		{"unknown", in(graphs, "unknown/orphan", "unknown/known"), Options{RepoRoot: graphs}},
-		{"unknown-strict", in(graphs, "unknown/orphan", "unknown/known", "chain/marts", "chain/staging"), Options{RepoRoot: graphs, Strict: true}},
-		{"duplicate", append(in(fixtures, "citation", "mediawatch"), in(graphs, "duplicate/citation")...), Options{RepoRoot: ".."}},
+		// A cycle reached from a code-location outside it.
+		{"cycle-reached", in(graphs, "cycle/alpha"), Options{RepoRoot: graphs}},
+		// ghost has no folder: refused, naming the chain, however reached;
+		// known, unrelated, is generated alone.
+		{"no-folder", in(graphs, "unknown/orphan", "unknown/known"), Options{RepoRoot: graphs}},
+		{"no-folder-chain", in(graphs, "unknown/relay"), Options{RepoRoot: graphs}},
+		{"unrelated-broken", in(graphs, "unknown/known"), Options{RepoRoot: graphs}},
+		// A dependency's invalid declaration is reported; an unrelated one
+		// (broken/invalid when known is given above) is not.
+		{"invalid-dependency", in(graphs, "broken/needs-invalid"), Options{RepoRoot: graphs}},
+		// Given too, its problems are reported once.
+		{"invalid-given-and-dependency", in(graphs, "broken/invalid", "broken/needs-invalid"), Options{RepoRoot: graphs}},
+		// Two folders named shared declare shared: neither is it.
+		{"ambiguous-dependency", in(graphs, "twins/needs-shared"), Options{RepoRoot: graphs}},
+		{"ambiguous-given", in(graphs, "twins/left/shared"), Options{RepoRoot: graphs}},
+		// copy declares citation, which is fixtures/citation's.
+		{"duplicate", append(in(fixtures, "citation", "mediawatch"), in(graphs, "duplicate/copy")...), Options{RepoRoot: ".."}},
+		// Readiness is the render's and the preflight's: pending, not ready,
+		// gets its Application and waiting its wave.
+		{"not-ready", in(graphs, "draft/pending", "draft/waiting"), Options{RepoRoot: graphs}},
+		{"not-ready-dependency", in(graphs, "draft/waiting"), Options{RepoRoot: graphs}},
 		// The same directory twice is read once.
 		{"same-dir-twice", in(fixtures, "mediawatch", "mediawatch"), Options{RepoRoot: fixtures}},
-		// Without --repo-root, paths are relative to the git top level.
+		// Without --repo-root, paths are relative to the git top level, and
+		// its whole tree makes the graph.
 		{"git-top-level", in(fixtures, "mediawatch"), Options{}},
+		{"git-top-level-graph", in(fixtures, "citation"), Options{}},
 		{"invalid-declaration", in(graphs, "chain"), Options{RepoRoot: graphs}},
 		{"operator-template", in(fixtures, "mediawatch", "citation"), Options{RepoRoot: fixtures, Template: "testdata/templates/operator.yaml"}},
 		{"template-env", in(fixtures, "mediawatch"), Options{Template: "testdata/templates/env.yaml"}},
@@ -112,13 +134,12 @@ func TestWaves(t *testing.T) {
 	}{
 		{"none", nil, map[string]int{}},
 		{"independent", []*validate.Declaration{decl("a"), decl("b")}, map[string]int{"a": 0, "b": 0}},
-		{"outside", []*validate.Declaration{decl("a", "elsewhere")}, map[string]int{"a": 0}},
 		{"longest path wins", []*validate.Declaration{decl("d", "a", "c"), decl("c", "b"), decl("b", "a"), decl("a")},
 			map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ps := Waves(tt.decls, false)
+			got, ps := Waves(tt.decls)
 			if len(ps) > 0 {
 				t.Fatal(ps)
 			}
@@ -129,13 +150,27 @@ func TestWaves(t *testing.T) {
 	}
 }
 
+// TestWavesNoFolder: a dependency outside the graph, however deep, is
+// refused at the entry naming it, with the chain from the top.
+func TestWavesNoFolder(t *testing.T) {
+	decl := func(name string, deps ...string) *validate.Declaration {
+		return &validate.Declaration{CodeLocation: name, File: name + ".yaml", DependsOn: validate.DependsOn{CodeLocations: deps}}
+	}
+	_, ps := Waves([]*validate.Declaration{decl("a", "b"), decl("b", "c", "elsewhere"), decl("c")})
+	want := "b.yaml:1:1: dependency-without-folder dependsOn.codeLocations[1]: a -> b -> elsewhere: " +
+		`no folder among the code-locations given declares codeLocation "elsewhere" (add the code-location's folder, or fix the name)`
+	if len(ps) != 1 || ps[0].String() != want {
+		t.Fatalf("want\n%s\ngot:\n%v", want, ps)
+	}
+}
+
 // TestCycleReportedOnce: a cycle reached from several entry points is one
 // problem, starting at its smallest name.
 func TestCycleReportedOnce(t *testing.T) {
 	decl := func(name string, deps ...string) *validate.Declaration {
 		return &validate.Declaration{CodeLocation: name, File: name + ".yaml", DependsOn: validate.DependsOn{CodeLocations: deps}}
 	}
-	_, ps := Waves([]*validate.Declaration{decl("top", "c"), decl("c", "b"), decl("b", "a"), decl("a", "c"), decl("z", "b")}, false)
+	_, ps := Waves([]*validate.Declaration{decl("top", "c"), decl("c", "b"), decl("b", "a"), decl("a", "c"), decl("z", "b")})
 	if len(ps) != 1 || ps[0].Code != CodeDependencyCycle || !strings.Contains(ps[0].Message, "a -> c -> b -> a") {
 		t.Fatalf("want one cycle a -> c -> b -> a, got:\n%v", ps)
 	}

@@ -12,7 +12,6 @@ import (
 // codeloc's interface, like validate's codes.
 const (
 	CodeDependencyCycle       = "dependency-cycle"
-	CodeUnknownDependency     = "unknown-dependency"
 	CodeDependencyNoFolder    = "dependency-without-folder"
 	CodeDuplicateCodeLocation = "duplicate-code-location"
 	CodeTemplate              = "template-error"
@@ -22,25 +21,37 @@ const (
 
 // CodeDocs describes each code in a sentence.
 var CodeDocs = map[string]string{
-	CodeDependencyCycle:       "dependsOn.codeLocations form a cycle among the code-locations given: no deployment order exists.",
-	CodeUnknownDependency:     "With --strict, a dependsOn.codeLocations entry is not among the code-locations given.",
-	CodeDependencyNoFolder:    "A dependsOn.codeLocations entry has no folder under --repo-root: its Application could never be created.",
-	CodeDuplicateCodeLocation: "Two directories given declare the same codeLocation name.",
+	CodeDependencyCycle:       "dependsOn.codeLocations form a cycle among the code-locations given and their dependencies: no deployment order exists.",
+	CodeDependencyNoFolder:    "A dependsOn.codeLocations entry, directly or through other code-locations, has no folder under the repo root: its Application could never be created.",
+	CodeDuplicateCodeLocation: "Several folders declare the same codeLocation and the one given, or the one a dependency needs, is not the only one of them named after it.",
 	CodeTemplate:              "The Application template does not parse or fails to execute.",
 	CodeTemplateFunction:      "The Application template calls a function removed because it reads the environment, the filesystem or the network, or is not deterministic.",
 	CodeTemplateOutput:        "The Application template's output is not one YAML mapping of kind argoproj.io/v1alpha1 Application.",
 }
 
-// graph is the dependsOn.codeLocations graph of the declarations given.
-type graph struct {
-	decls  map[string]*validate.Declaration
-	strict bool
+// resolution is what a dependency's name leads to.
+type resolution struct {
+	// decl is the declaration to follow; nil when there is none usable.
+	decl *validate.Declaration
+	// invalid are the problems of the dependency's own declaration.
+	invalid validate.Problems
+	// ambiguous lists the declaration files of a name several folders
+	// declare, none of them alone named after it.
+	ambiguous string
+}
 
+// graph is the dependsOn.codeLocations graph reached from the code-locations
+// given, resolved name by name.
+type graph struct {
+	resolve func(name string) resolution
+	where   string // where folders are looked for, in messages
+
+	resolved map[string]resolution
 	depth    map[string]int
 	state    map[string]visit
 	stack    []string
 	problems validate.Problems
-	seen     map[string]bool // reported cycles and unknown edges
+	seen     map[string]bool // reported cycles, edges and invalid dependencies
 }
 
 type visit int
@@ -51,71 +62,77 @@ const (
 	done
 )
 
-// Waves returns each code-location's sync wave: 0 without dependencies among
-// decls, else 1 + the largest wave of its dependencies. A dependency outside
-// decls counts as already deployed, unless strict, where it is an error. A
-// cycle is an error naming the chain. decls must have unique names.
-func Waves(decls []*validate.Declaration, strict bool) (map[string]int, validate.Problems) {
-	g := &graph{
-		decls:  map[string]*validate.Declaration{},
-		strict: strict,
-		depth:  map[string]int{},
-		state:  map[string]visit{},
-		seen:   map[string]bool{},
+func newGraph(resolve func(string) resolution, where string) *graph {
+	return &graph{
+		resolve: resolve, where: where,
+		resolved: map[string]resolution{}, depth: map[string]int{}, state: map[string]visit{}, seen: map[string]bool{},
 	}
+}
+
+// Waves returns each code-location's sync wave: 0 without dependencies, else
+// 1 + the largest wave of its dependencies. decls is the whole graph and must
+// have unique names: a dependency outside it has no folder, an error naming
+// the chain; so is a cycle.
+func Waves(decls []*validate.Declaration) (map[string]int, validate.Problems) {
+	byName := map[string]*validate.Declaration{}
 	for _, d := range decls {
-		g.decls[d.CodeLocation] = d
+		byName[d.CodeLocation] = d
 	}
-	for _, name := range g.visitOrder() {
-		if g.state[name] == unvisited {
-			g.visit(name)
-		}
-	}
+	g := newGraph(func(name string) resolution { return resolution{decl: byName[name]} }, "among the code-locations given")
+	g.walk(decls)
 	if len(g.problems) > 0 {
 		return nil, g.problems.Sorted()
 	}
 	return g.depth, nil
 }
 
-// visitOrder lists the code-locations no other one depends on first (so
-// reported chains start where a reader would), then all of them, each group
-// sorted by name for deterministic reports.
-func (g *graph) visitOrder() []string {
+// walk computes the depth of each of roots and of everything they reach.
+func (g *graph) walk(roots []*validate.Declaration) {
+	for _, d := range visitOrder(roots) {
+		g.resolved[d.CodeLocation] = resolution{decl: d}
+	}
+	for _, d := range visitOrder(roots) {
+		if g.state[d.CodeLocation] == unvisited {
+			g.visit(d)
+		}
+	}
+}
+
+// visitOrder lists the roots no other root depends on first (so reported
+// chains start where a reader would), then all of them, each group sorted by
+// name for deterministic reports.
+func visitOrder(roots []*validate.Declaration) []*validate.Declaration {
 	dependedOn := map[string]bool{}
-	for _, d := range g.decls {
+	for _, d := range roots {
 		for _, dep := range d.DependsOn.CodeLocations {
 			dependedOn[dep] = true
 		}
 	}
-	var tops, all []string
-	for name := range g.decls {
-		all = append(all, name)
-		if !dependedOn[name] {
-			tops = append(tops, name)
-		}
-	}
-	slices.Sort(tops)
-	slices.Sort(all)
+	byName := func(a, b *validate.Declaration) int { return strings.Compare(a.CodeLocation, b.CodeLocation) }
+	all := slices.SortedFunc(slices.Values(roots), byName)
+	tops := slices.DeleteFunc(slices.Clone(all), func(d *validate.Declaration) bool { return dependedOn[d.CodeLocation] })
 	return append(tops, all...)
 }
 
-// visit computes name's depth, depth-first, reporting cycles and (strict)
-// unknown dependencies on the way.
-func (g *graph) visit(name string) int {
+// visit computes d's depth, depth-first, reporting cycles and dependencies
+// that lead nowhere on the way.
+func (g *graph) visit(d *validate.Declaration) int {
+	name := d.CodeLocation
 	g.state[name] = inProgress
 	g.stack = append(g.stack, name)
 	depth := 0
-	for i, dep := range g.decls[name].DependsOn.CodeLocations {
-		_, known := g.decls[dep]
-		switch {
-		case !known:
-			g.unknown(name, i, dep)
-		case g.state[dep] == inProgress:
+	for i, dep := range d.DependsOn.CodeLocations {
+		switch g.state[dep] {
+		case inProgress:
 			g.cycle(dep)
-		case g.state[dep] == unvisited:
-			depth = max(depth, g.visit(dep)+1)
-		default:
+		case done:
 			depth = max(depth, g.depth[dep]+1)
+		default:
+			if r := g.lookup(dep); r.decl != nil {
+				depth = max(depth, g.visit(r.decl)+1)
+			} else {
+				g.unresolved(d, i, dep, r)
+			}
 		}
 	}
 	g.stack = g.stack[:len(g.stack)-1]
@@ -124,18 +141,52 @@ func (g *graph) visit(name string) int {
 	return depth
 }
 
-// unknown reports, in strict mode, the dependency dep of name (its i-th entry)
-// that is not among the code-locations given.
-func (g *graph) unknown(name string, i int, dep string) {
-	key := name + "\x00" + dep
-	if !g.strict || g.seen[key] {
+func (g *graph) lookup(name string) resolution {
+	r, ok := g.resolved[name]
+	if !ok {
+		r = g.resolve(name)
+		g.resolved[name] = r
+	}
+	return r
+}
+
+// unresolved reports the i-th dependency dep of d that leads to no usable
+// declaration: once per entry, and an invalid declaration's problems once.
+func (g *graph) unresolved(d *validate.Declaration, i int, dep string, r resolution) {
+	chain := strings.Join(append(slices.Clone(g.stack), dep), " -> ")
+	if len(r.invalid) > 0 {
+		if !g.seen[invalidKey(dep)] {
+			g.seen[invalidKey(dep)] = true
+			g.invalid(chain, r.invalid)
+		}
+		return
+	}
+	key := d.CodeLocation + "\x00" + dep
+	if g.seen[key] {
 		return
 	}
 	g.seen[key] = true
-	chain := strings.Join(append(slices.Clone(g.stack), dep), " -> ")
-	g.report(name, i, CodeUnknownDependency,
-		fmt.Sprintf("%s: %q is not among the code-locations given", chain, dep),
-		"give its directory too, or fix the name; without --strict it would count as already deployed")
+	if r.ambiguous != "" {
+		g.report(d, i, CodeDuplicateCodeLocation, fmt.Sprintf("%s: %q is declared by several folders, none of them alone named after it: %s", chain, dep, r.ambiguous),
+			"each code-location has one folder, named after it; fix the codeLocation of the others or remove them")
+		return
+	}
+	g.report(d, i, CodeDependencyNoFolder, fmt.Sprintf("%s: no folder %s declares codeLocation %q", chain, g.where, dep),
+		"add the code-location's folder, or fix the name")
+}
+
+// invalidKey marks in graph.seen a dependency whose invalid declaration is
+// reported.
+func invalidKey(name string) string { return "invalid\x00" + name }
+
+// invalid reports the problems of a dependency's own declaration, each
+// message led by the chain that needs it: the reader asked for another
+// code-location.
+func (g *graph) invalid(chain string, problems validate.Problems) {
+	for _, p := range problems {
+		p.Message = chain + ": " + p.Message
+		g.problems = append(g.problems, p)
+	}
 }
 
 // cycle reports the cycle closed by an edge back to dep, which is on the stack.
@@ -148,16 +199,16 @@ func (g *graph) cycle(dep string) {
 	}
 	g.seen[key] = true
 	from, to := loop[0], loop[1%len(loop)]
-	i := slices.Index(g.decls[from].DependsOn.CodeLocations, to)
-	g.report(from, i, CodeDependencyCycle,
+	d := g.resolved[from].decl
+	g.report(d, slices.Index(d.DependsOn.CodeLocations, to), CodeDependencyCycle,
 		"dependency cycle: "+key+" -> "+from,
 		"code-locations deploy in dependency order; remove one of these dependsOn.codeLocations entries")
 }
 
-// report adds a problem at the i-th dependsOn.codeLocations entry of name.
-func (g *graph) report(name string, i int, code, msg, hint string) {
+// report adds a problem at the i-th dependsOn.codeLocations entry of d.
+func (g *graph) report(d *validate.Declaration, i int, code, msg, hint string) {
 	path := fmt.Sprintf("dependsOn.codeLocations[%d]", i)
-	g.problems = append(g.problems, g.decls[name].PosOf(path).At(code, path, msg, hint))
+	g.problems = append(g.problems, d.PosOf(path).At(code, path, msg, hint))
 }
 
 // rotateToMin returns the cycle starting at its smallest name, so that the same

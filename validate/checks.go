@@ -10,9 +10,10 @@ import (
 )
 
 // Check confronts an accepted declaration with the cluster contract: version
-// accepted, every dependency provided, sizes and requests within budget.
+// accepted, every dependency provided, sizes and requests within budget; and
+// refuses a revision atlas does not attest as ready (CodeNotReady).
 func Check(d *Declaration, c *Contract) Problems {
-	var ps Problems
+	ps := checkReady(d)
 	add := func(code, path, msg, hint string) { ps = append(ps, d.PosOf(path).At(code, path, msg, hint)) }
 
 	if d.ContractVersion > 0 && !c.Accepts(d.ContractVersion) {
@@ -44,6 +45,17 @@ func Check(d *Declaration, c *Contract) Problems {
 	ps = append(ps, checkBuckets(d, c)...)
 	ps = append(ps, checkBudgets(d, c)...)
 	return ps
+}
+
+// checkReady refuses ready: false. Readiness is atlas's attestation that the
+// revision is merged, tagged and tested; a revision without it is not deployed,
+// and Argo CD keeps the objects of the last one that rendered.
+func checkReady(d *Declaration) Problems {
+	if !d.notReady {
+		return nil
+	}
+	return Problems{d.PosOf("ready").At(CodeNotReady, "ready", "the declaration says ready: false: this revision is not attested ready, so it is not deployed",
+		"the running revision stays deployed; push a revision with ready: true once it is merged, tagged and tested")}
 }
 
 func checkBuckets(d *Declaration, c *Contract) Problems {

@@ -36,6 +36,10 @@ type Declaration struct {
 	Migrations []Migration `json:"-"`
 	// Pos maps each field path (dependsOn.buckets[0].size) to its position.
 	Pos map[string]Pos `json:"-"`
+
+	// notReady is ready: false as written; a missing or mistyped ready is a
+	// form problem, not also a refusal of the revision.
+	notReady bool
 }
 
 // Resources are the declared requests of the code-location.
@@ -141,7 +145,10 @@ func ParseDeclaration(file string, data []byte) (*Declaration, Problems) {
 	d := &Declaration{File: file, Raw: data, Pos: w.pos}
 	w.mapping(root, "", []field{
 		{"codeLocation", true, w.str(&d.CodeLocation)},
-		{"ready", true, w.boolean(&d.Ready)},
+		{"ready", true, func(n *yaml.Node, path string) {
+			w.boolean(&d.Ready)(n, path)
+			d.notReady = !d.Ready && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool"
+		}},
 		{"revision", true, w.str(&d.Revision)},
 		{"contractVersion", true, func(n *yaml.Node, path string) {
 			if w.integer(&d.ContractVersion)(n, path) && d.ContractVersion < 1 {

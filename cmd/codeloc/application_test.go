@@ -18,20 +18,44 @@ func runApplication(t *testing.T, args ...string) (code int, stdout, stderr stri
 	return code, out.String(), errOut.String()
 }
 
+// appDoc is what TestApplicationWaves expects of one document.
+type appDoc struct{ name, wave, path string }
+
 func TestApplicationWaves(t *testing.T) {
-	code, out, errOut := runApplication(t, "--repo-url", "https://git.example/atlas.git", "--repo-root", "../../fixtures",
-		"../../fixtures/citation", "../../fixtures/mediawatch")
-	if code != commands.ExitOK || errOut != "" {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	tests := []struct {
+		name string
+		args []string
+		want []appDoc
+	}{
+		{"both", []string{"--repo-root", "../../fixtures", "../../fixtures/citation", "../../fixtures/mediawatch"},
+			[]appDoc{{"mediawatch", `"0"`, `"mediawatch"`}, {"citation", `"1"`, `"citation"`}}},
+		// One Application alone gets the wave it gets among all.
+		{"citation alone", []string{"--repo-root", "../../fixtures", "../../fixtures/citation"},
+			[]appDoc{{"citation", `"1"`, `"citation"`}}},
+		{"git top level", []string{"../../fixtures/citation"},
+			[]appDoc{{"citation", `"1"`, `"fixtures/citation"`}}},
+		// Readiness is the render's: pending (ready: false) gets its Application.
+		{"not ready", []string{"--repo-root", "../../fixtures/appofapps", "../../fixtures/appofapps/draft/pending"},
+			[]appDoc{{"pending", `"1"`, `"draft/pending"`}}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runApplication(t, append([]string{"--repo-url", "https://git.example/atlas.git"}, tt.args...)...)
+			if code != commands.ExitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+			}
+			checkDocs(t, out, tt.want)
+		})
+	}
+}
+
+func checkDocs(t *testing.T, out string, want []appDoc) {
+	t.Helper()
 	docs := strings.Split(out, "---\n")
-	if len(docs) != 2 {
-		t.Fatalf("want 2 documents, got %d:\n%s", len(docs), out)
+	if len(docs) != len(want) {
+		t.Fatalf("want %d documents, got %d:\n%s", len(want), len(docs), out)
 	}
-	for i, want := range []struct{ name, wave, path string }{
-		{"mediawatch", `"0"`, `"mediawatch"`},
-		{"citation", `"1"`, `"citation"`},
-	} {
+	for i, want := range want {
 		for _, line := range []string{
 			"  name: " + want.name + "\n",
 			"argocd.argoproj.io/sync-wave: " + want.wave + "\n",
@@ -58,8 +82,10 @@ func TestApplicationErrors(t *testing.T) {
 		{"unknown flag", []string{"--repo-url", "u", "--bogus", "../../fixtures/mediawatch"}, commands.ExitUsage, "unknown flag: --bogus"},
 		{"cycle", []string{"--repo-url", "u", "../../fixtures/appofapps/cycle/alpha", "../../fixtures/appofapps/cycle/beta", "../../fixtures/appofapps/cycle/gamma"},
 			commands.ExitInvalid, "dependency cycle: alpha -> gamma -> beta -> alpha"},
-		{"strict", []string{"--repo-url", "u", "--strict", "../../fixtures/appofapps/unknown/orphan"},
-			commands.ExitInvalid, `orphan -> ghost: "ghost" is not among the code-locations given`},
+		{"no folder", []string{"--repo-url", "u", "../../fixtures/appofapps/unknown/relay"},
+			commands.ExitInvalid, `orphan/code-location.manifest.yaml:9:19: dependency-without-folder dependsOn.codeLocations[0]: relay -> orphan -> ghost: no folder under ../.. declares codeLocation "ghost"`},
+		{"not its name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/not-ready"},
+			commands.ExitInvalid, `not-ready/code-location.manifest.yaml:1:15: duplicate-code-location codeLocation: "mediawatch" is declared by ../../fixtures/mediawatch/code-location.manifest.yaml, the folder named after it`},
 		{"bad contract", []string{"--repo-url", "u", "--contract", "absent.yaml", "../../fixtures/mediawatch"},
 			commands.ExitInvalid, "absent.yaml: contract-unreadable"},
 		{"env template", []string{"--repo-url", "u", "--template", "../../appofapps/testdata/templates/env.yaml", "../../fixtures/mediawatch"},
@@ -73,6 +99,16 @@ func TestApplicationErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestApplicationStrict: --strict is still accepted, with a note on stderr
+// and the stream unchanged on stdout.
+func TestApplicationStrict(t *testing.T) {
+	code, out, errOut := runApplication(t, "--repo-url", "https://git.example/atlas.git", "--strict", "--repo-root", "../../fixtures", "../../fixtures/citation")
+	if code != commands.ExitOK || errOut != "note: --strict is no longer needed: a dependency without a folder under the repo root is always refused\n" {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	checkDocs(t, out, []appDoc{{"citation", `"1"`, `"citation"`}})
 }
 
 func TestApplicationOutputDir(t *testing.T) {

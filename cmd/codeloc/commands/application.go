@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/appofapps"
@@ -12,29 +14,41 @@ import (
 func NewApplicationCmd() *cobra.Command {
 	var opts appofapps.Options
 	var contract, outDir string
+	var strict bool
 	cmd := &cobra.Command{
 		Use:   "application --repo-url URL [flags] DIR...",
 		Short: "Print the Argo CD Application of each code-location, for the cluster/apps repo",
 		Long: `Print one plain argoproj.io/v1alpha1 Application per code-location directory,
 as one YAML stream sorted by sync wave then name. Each names the codeloc
 plugin, points at the directory's path in the atlas repo and carries the sync
-wave of its depth in the dependsOn.codeLocations graph of the directories
-given: a code-location without dependencies among them is wave 0, any other
-one wave 1 + the highest wave of its dependencies.
+wave of its depth in the dependsOn.codeLocations graph: a code-location
+without dependencies is wave 0, any other one wave 1 + the highest wave of
+its dependencies.
 
-A dependency that is not among the directories counts as already deployed;
-with --strict it is an error naming the chain that reaches it (a -> b -> c).
-A dependency cycle is an error naming the cycle (a -> b -> a). Two
-directories declaring the same name are an error too.
+The graph is made of every declaration under the repo root (--repo-root, else
+the git top level of each DIR), not only of the directories given, so that
+one Application generated alone gets the wave it gets among all. The walk
+skips hidden folders (.git), node_modules and vendor, does not search a
+code-location's own subfolders, and stops with an error past 16 folders deep
+or 100,000 entries.
+
+A dependency that no folder under the repo root declares is an error naming
+the chain that reaches it (a -> b -> c); so is a dependency cycle (a -> b ->
+a). A folder is the code-location it declares: when several folders declare
+one name, the one named after it is it; a directory given that is not, or a
+dependency that no such single folder settles, is an error. Declarations that
+no directory given depends on are not checked: one broken code-location does
+not block the others. Readiness is not checked here: a code-location with
+ready: false gets its Application (its render refuses the revision, in Argo
+CD), and the preflight checks its dependencies' readiness at sync time.
 
 The documents come from a sprig template: the embedded example or --template.
 The repo URL is a deployment value, injected here and never versioned.
 
-Give every code-location of the atlas repo at once so that waves are right;
 --output-dir writes one <name>.yaml per Application into a cluster/apps
 checkout, the files to commit and push.`,
-		Example: `  codeloc application --repo-url https://git.example/atlas.git atlas/mediawatch atlas/citation
-  codeloc application --repo-url "$ATLAS_URL" --strict --template application.yaml --output-dir cluster-apps atlas/*/`,
+		Example: `  codeloc application --repo-url https://git.example/atlas.git atlas/citation
+  codeloc application --repo-url "$ATLAS_URL" --template application.yaml --output-dir cluster-apps atlas/*/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			c, problems := validate.LoadContract(contract)
@@ -42,6 +56,9 @@ checkout, the files to commit and push.`,
 				return problems.Sorted()
 			}
 			opts.Contract = c
+			if strict {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: --strict is no longer needed: a dependency without a folder under the repo root is always refused")
+			}
 			apps, err := appofapps.Generate(dirs, opts)
 			if err != nil {
 				return err
@@ -55,13 +72,16 @@ checkout, the files to commit and push.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.RepoURL, "repo-url", "", "atlas repo URL the Applications point at (required)")
-	f.StringVar(&opts.RepoRoot, "repo-root", "", "directory the source paths are relative to (default: the git top level of each DIR)")
+	f.StringVar(&opts.RepoRoot, "repo-root", "", "atlas repo folder: the source paths are relative to it and its declarations make the graph (default: the git top level of each DIR)")
 	f.StringVar(&opts.Revision, "revision", appofapps.DefaultRevision, "target revision: branch, tag or commit")
 	f.StringVar(&opts.Template, "template", "", "Application template file (default: the embedded example)")
 	f.StringVar(&opts.Project, "project", appofapps.DefaultProject, "Argo CD project")
-	f.BoolVar(&opts.Strict, "strict", false, "refuse a dependency that is not among the directories given")
+	f.BoolVar(&strict, "strict", false, "no effect: a dependency without a folder under the repo root is always refused")
 	f.StringVar(&outDir, "output-dir", "", "write each Application to DIR/<name>.yaml (a cluster/apps checkout) instead of stdout")
 	f.StringVar(&contract, "contract", "", "cluster contract file (default: the embedded example)")
 	_ = cmd.MarkFlagRequired("repo-url")
+	// Kept so that existing scripts run: what it refused is now always
+	// refused. Not cobra's MarkDeprecated: it writes its notice on stdout.
+	_ = f.MarkHidden("strict")
 	return cmd
 }
