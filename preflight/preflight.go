@@ -1,9 +1,11 @@
 // Package preflight runs the live checks of a code-location at sync time:
 // the facts that live in the cluster, not in git. It runs in the PreSync
-// preflight Job (`codeloc preflight`) and from a laptop (`codeloc validate
-// --live`):
+// preflight Job (`codeloc-jobs preflight`) and from a laptop (`codeloc-jobs
+// validate --live`):
 //
-//   - every declared secret exists (metadata only: secret data is never read);
+//   - every declared secret exists (metadata only), and holds the keys the
+//     pods read (the render lists them): such a secret is read whole, only
+//     its key names are kept, no value is ever printed;
 //   - the first declared database answers SELECT 1 with the Job's credentials;
 //   - every declared bucket's ObjectBucketClaim exists, is Bound, is on the
 //     declared storage class and has at least the declared maxSize;

@@ -3,6 +3,7 @@ package render
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,9 @@ const (
 	DeclarationMount = "/etc/codeloc/declaration"
 	MigrationsMount  = "/etc/codeloc/migrations"
 	ContractKey      = "contract.yaml"
+	// SecretKeysKey holds the keys the pods read from each declared
+	// secret (names.SecretKeysFile).
+	SecretKeysKey = names.SecretKeysFile
 )
 
 // Hook waves inside PreSync: RBAC and inputs, preflight, SQL, migration.
@@ -80,7 +84,8 @@ func (in *instance) preflightServiceAccount() m {
 }
 
 // preflightRole grants exactly what preflight reads in the namespace: the
-// declared secrets (metadata only is requested, RBAC cannot tell), the
+// declared secrets (their metadata, or their key names when the pods read
+// keys of them: RBAC cannot tell either from the whole object), the
 // dependencies' records, the declared OBCs, quotas and pods.
 func (in *instance) preflightRole() m {
 	var rules []any
@@ -115,12 +120,19 @@ func (in *instance) preflightRoleBinding() m {
 	}
 }
 
-// preflightInputs carries the declaration and the contract into the Job.
+// preflightInputs carries the declaration, the contract and the secret
+// keys the pods read into the Job.
 func (in *instance) preflightInputs() m {
+	data := m{validate.ManifestFile: string(in.d.Raw), ContractKey: string(in.c.Raw)}
+	if len(in.secretKeys) > 0 {
+		// Strings only, so it cannot fail; map keys come out sorted.
+		keys, _ := json.Marshal(in.secretKeys)
+		data[SecretKeysKey] = string(keys)
+	}
 	return m{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": in.meta(names.PreflightName(in.d.CodeLocation), hook(waveHookInputs)),
-		"data":     m{validate.ManifestFile: string(in.d.Raw), ContractKey: string(in.c.Raw)},
+		"data":     data,
 	}
 }
 

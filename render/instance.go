@@ -25,6 +25,9 @@ type instance struct {
 	// patches are the kustomizations' patches, to say which changed an
 	// object.
 	patches []patch
+	// secretKeys are the keys the pods read from each declared secret
+	// (checkConsumption): the preflight checks they exist.
+	secretKeys map[string][]string
 }
 
 func newInstance(d *validate.Declaration, c *validate.Contract, root string, origins map[*yaml.RNode]origin) *instance {

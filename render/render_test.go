@@ -25,7 +25,7 @@ func exampleContract(t testing.TB) *validate.Contract {
 func TestGolden(t *testing.T) {
 	t.Chdir("..") // messages and golden files are written from the repo root
 	c := exampleContract(t)
-	for _, name := range []string{"citation", "mediawatch"} {
+	for _, name := range []string{"citation", "mediawatch", "allpaths"} {
 		t.Run(name, func(t *testing.T) {
 			res, err := render.Render(render.Request{Dir: filepath.Join("fixtures", name), Contract: c})
 			if err != nil {

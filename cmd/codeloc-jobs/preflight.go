@@ -37,7 +37,8 @@ func newPreflightCmd() *cobra.Command {
 		Use:   "preflight",
 		Short: "Run the live checks of a code-location (the PreSync preflight Job)",
 		Long: `Preflight checks what only the live cluster knows, before the migration and
-the app run: declared secrets exist (metadata only), the database answers
+the app run: declared secrets exist and hold the keys the pods read (key
+names only: no value is ever printed), the database answers
 SELECT 1 with the Job's PG* credentials, each declared ObjectBucketClaim is
 Bound with the declared class and at least the declared maxSize, required
 code-locations are ready (record ConfigMap, Argo CD Application Synced and

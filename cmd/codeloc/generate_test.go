@@ -67,7 +67,7 @@ func TestGenerateFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []string{"citation", "mediawatch"}
+	cases := []string{"citation", "mediawatch", "allpaths"}
 	for _, d := range dirs {
 		cases = append(cases, "invalid/"+filepath.Base(filepath.Dir(d)))
 	}

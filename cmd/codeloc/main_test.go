@@ -56,7 +56,7 @@ func TestRenderInvalidFixtures(t *testing.T) {
 // TestRenderGoodFixtures checks the CLI prints the golden stream.
 func TestRenderGoodFixtures(t *testing.T) {
 	t.Chdir("../..")
-	for _, name := range []string{"citation", "mediawatch"} {
+	for _, name := range []string{"citation", "mediawatch", "allpaths"} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "render", filepath.Join("fixtures", name))
 			if code != commands.ExitOK || stderr != "" {

@@ -68,6 +68,11 @@ const (
 	RecordKeyDependsOn       = "dependsOn"
 )
 
+// SecretKeysFile is the preflight input, next to the declaration, that
+// lists the keys the pods read from each declared secret: a JSON object of
+// sorted key lists ({"secret": ["key", ...]}), absent when they read none.
+const SecretKeysFile = "consumed-secret-keys.json"
+
 // PreflightName names the preflight Job, its ServiceAccount, Role and
 // RoleBinding.
 func PreflightName(codeLocation string) string { return codeLocation + "-preflight" }
