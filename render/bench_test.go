@@ -128,9 +128,9 @@ var benchKinds = []struct {
 		return fmt.Sprintf(`apiVersion: v1
 kind: ServiceAccount
 metadata:
-  name: worker-%05d
+  name: gen-worker-%05d
   labels:
-    app.kubernetes.io/name: worker-%05d
+    app.kubernetes.io/name: gen-worker-%05d
 automountServiceAccountToken: false
 `, i, i)
 	}},
@@ -138,9 +138,9 @@ automountServiceAccountToken: false
 		return fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: worker-%05d
+  name: gen-worker-%05d
   labels:
-    app.kubernetes.io/name: worker-%05d
+    app.kubernetes.io/name: gen-worker-%05d
 data:
   DAGSTER_CODE_LOCATION: gen
   WORKER_INDEX: "%d"
@@ -155,12 +155,12 @@ data:
 		return fmt.Sprintf(`apiVersion: v1
 kind: Service
 metadata:
-  name: worker-%05d
+  name: gen-worker-%05d
   labels:
-    app.kubernetes.io/name: worker-%05d
+    app.kubernetes.io/name: gen-worker-%05d
 spec:
   selector:
-    app.kubernetes.io/name: worker-%05d
+    app.kubernetes.io/name: gen-worker-%05d
   ports:
     - name: grpc
       port: 3030
@@ -171,22 +171,22 @@ spec:
 		return fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: worker-%05d
+  name: gen-worker-%05d
   labels:
-    app.kubernetes.io/name: worker-%05d
+    app.kubernetes.io/name: gen-worker-%05d
     app.kubernetes.io/component: user-code
 spec:
   replicas: 1
   selector:
     matchLabels:
-      app.kubernetes.io/name: worker-%05d
+      app.kubernetes.io/name: gen-worker-%05d
   template:
     metadata:
       labels:
-        app.kubernetes.io/name: worker-%05d
+        app.kubernetes.io/name: gen-worker-%05d
         app.kubernetes.io/component: user-code
     spec:
-      serviceAccountName: worker-%05d
+      serviceAccountName: gen-worker-%05d
       securityContext:
         runAsNonRoot: true
         runAsUser: 1000
@@ -200,11 +200,11 @@ spec:
               containerPort: 3030
           envFrom:
             - configMapRef:
-                name: worker-%05d
+                name: gen-worker-%05d
           resources:
             requests:
-              cpu: 10m
-              memory: 64Mi
+              cpu: 1m
+              memory: 4Mi
             limits:
               memory: 64Mi
           readinessProbe:
@@ -221,7 +221,9 @@ const benchRevision = "0badc0ffee1234567890abcdef0123456789abcd"
 // root yields objects objects (ServiceAccounts, ConfigMaps, Services and
 // Deployments in equal numbers, one file per kind, images retagged by the
 // kustomization) and which declares migrations SQL files, a database, its
-// secret, a bucket and a disk, so that every part of Render runs.
+// secret, a bucket and a disk, so that every part of Render runs. Each
+// Deployment requests 1m cpu and 4Mi memory, so that up to 8,000 objects
+// fit the declared 2 cpu and 8Gi.
 func writeBenchRepo(dir string, objects, migrations int) error {
 	if objects < len(benchKinds) || objects%len(benchKinds) != 0 {
 		return fmt.Errorf("objects must be a positive multiple of %d, not %d", len(benchKinds), objects)
