@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
@@ -85,7 +84,7 @@ func (b *binding) object(o *yaml.RNode) validate.Problems {
 	if node == nil {
 		return ps
 	}
-	spec, ok := decodePodSpec(node)
+	spec, ok, _ := b.in.podSpecOf(node)
 	if !ok {
 		return ps
 	}
@@ -105,19 +104,6 @@ func (b *binding) object(o *yaml.RNode) validate.Problems {
 		b.addKey(k.secret, k.key)
 	}
 	return ps
-}
-
-// decodePodSpec decodes a pod spec as the API server would (field names
-// case-sensitive). A field of the wrong type is left out and the rest kept:
-// checkWellFormed reports it.
-func decodePodSpec(n *yaml.RNode) (*corev1.PodSpec, bool) {
-	data, err := nodeJSON(n.YNode())
-	if err != nil {
-		return nil, false
-	}
-	var spec corev1.PodSpec
-	_ = sigsjson.UnmarshalCaseSensitivePreserveInts(data, &spec)
-	return &spec, true
 }
 
 func (b *binding) addKey(secret, key string) {

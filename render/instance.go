@@ -3,6 +3,9 @@ package render
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	sigsjson "sigs.k8s.io/json"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/validate"
@@ -28,6 +31,8 @@ type instance struct {
 	// secretKeys are the keys the pods read from each declared secret
 	// (checkConsumption): the preflight checks they exist.
 	secretKeys map[string][]string
+	// pods caches the decoded pod specs (podSpecOf).
+	pods map[*yaml.Node]decodedPod
 }
 
 func newInstance(d *validate.Declaration, c *validate.Contract, root string, origins map[*yaml.RNode]origin) *instance {
@@ -70,4 +75,31 @@ func (in *instance) place(p *validate.Problem, o *yaml.RNode, field string) {
 			p.Line, p.Column = generatorPos(kust[0], org.generator, o.GetName())
 		}
 	}
+}
+
+// decodedPod is a pod spec decoded once per render for the rules that
+// read it as the API type.
+type decodedPod struct {
+	spec *corev1.PodSpec
+	err  error
+}
+
+// podSpecOf decodes a pod spec node as the API server would (field names
+// case-sensitive), once per render. A field of the wrong type is left out
+// and the rest kept, with err saying so (checkWellFormed reports it); ok is
+// false when the node does not convert at all.
+func (in *instance) podSpecOf(n *yaml.RNode) (spec *corev1.PodSpec, ok bool, err error) {
+	if d, seen := in.pods[n.YNode()]; seen {
+		return d.spec, d.spec != nil, d.err
+	}
+	var d decodedPod
+	if data, jerr := nodeJSON(n.YNode()); jerr == nil {
+		d.spec = &corev1.PodSpec{}
+		d.err = sigsjson.UnmarshalCaseSensitivePreserveInts(data, d.spec)
+	}
+	if in.pods == nil {
+		in.pods = map[*yaml.Node]decodedPod{}
+	}
+	in.pods[n.YNode()] = d
+	return d.spec, d.spec != nil, d.err
 }

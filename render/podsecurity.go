@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -40,7 +39,7 @@ func (in *instance) checkPodSecurity(objs []*yaml.RNode) validate.Problems {
 		if spec == nil {
 			continue
 		}
-		meta, pod, ok := decodePod(o, spec)
+		meta, pod, ok := in.decodePod(o, spec)
 		if !ok {
 			continue // not a pod spec Kubernetes can read: checkWellFormed says why
 		}
@@ -61,13 +60,9 @@ func (in *instance) checkPodSecurity(objs []*yaml.RNode) validate.Problems {
 // decodePod reads a workload's pod metadata and spec into the API types
 // the checks take. Only the metadata's annotations matter to them (the
 // AppArmor profiles of older pods).
-func decodePod(o, spec *yaml.RNode) (*metav1.ObjectMeta, *corev1.PodSpec, bool) {
-	data, err := nodeJSON(spec.YNode())
-	if err != nil {
-		return nil, nil, false
-	}
-	var pod corev1.PodSpec
-	if err := json.Unmarshal(data, &pod); err != nil {
+func (in *instance) decodePod(o, spec *yaml.RNode) (*metav1.ObjectMeta, *corev1.PodSpec, bool) {
+	pod, ok, err := in.podSpecOf(spec)
+	if !ok || err != nil {
 		return nil, nil, false
 	}
 	meta := &metav1.ObjectMeta{Annotations: o.GetAnnotations()}
@@ -78,7 +73,7 @@ func decodePod(o, spec *yaml.RNode) (*metav1.ObjectMeta, *corev1.PodSpec, bool) 
 		}
 		meta.Annotations = tmpl.GetAnnotations()
 	}
-	return meta, &pod, true
+	return meta, pod, true
 }
 
 // podSecurityFixes says how to pass each check, by the reason the check

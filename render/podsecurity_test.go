@@ -275,7 +275,7 @@ func TestEmittedJobsPassRestricted(t *testing.T) {
 			}
 			delete(want, o.GetName())
 			spec, _ := podSpec(o)
-			meta, pod, ok := decodePod(o, spec)
+			meta, pod, ok := (&instance{}).decodePod(o, spec)
 			if !ok {
 				t.Fatalf("%s: the emitted pod spec does not decode", objectRef(o))
 			}

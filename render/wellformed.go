@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -17,7 +16,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -25,23 +23,31 @@ import (
 	"github.com/codeloc/codeloc/validate"
 )
 
-// builtinScheme knows the API types Kubernetes ships, at the release of
-// the k8s.io modules in go.mod; it is built on first use, so that commands
-// which render nothing do not pay for it.
-var builtinScheme = sync.OnceValue(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		autoscalingv1.AddToScheme, autoscalingv2.AddToScheme,
-		networkingv1.AddToScheme, policyv1.AddToScheme, rbacv1.AddToScheme,
-		discoveryv1.AddToScheme, schedulingv1.AddToScheme, storagev1.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			panic(err) // the generated registrations cannot fail
-		}
-	}
-	return s
-})
+// builtinTypes makes an empty object of each kind Kubernetes ships that a
+// code-location may plausibly carry, by apiVersion and kind, at the release
+// of the k8s.io modules in go.mod. (A table rather than a runtime.Scheme:
+// registering whole API groups costs a millisecond at every process start.)
+var builtinTypes = map[string]func() any{
+	"v1/ConfigMap": func() any { return &corev1.ConfigMap{} }, "v1/Endpoints": func() any { return &corev1.Endpoints{} },
+	"v1/LimitRange": func() any { return &corev1.LimitRange{} }, "v1/PersistentVolumeClaim": func() any { return &corev1.PersistentVolumeClaim{} },
+	"v1/Pod": func() any { return &corev1.Pod{} }, "v1/PodTemplate": func() any { return &corev1.PodTemplate{} },
+	"v1/ReplicationController": func() any { return &corev1.ReplicationController{} }, "v1/ResourceQuota": func() any { return &corev1.ResourceQuota{} },
+	"v1/Secret": func() any { return &corev1.Secret{} }, "v1/Service": func() any { return &corev1.Service{} },
+	"v1/ServiceAccount":  func() any { return &corev1.ServiceAccount{} },
+	"apps/v1/Deployment": func() any { return &appsv1.Deployment{} }, "apps/v1/StatefulSet": func() any { return &appsv1.StatefulSet{} },
+	"apps/v1/DaemonSet": func() any { return &appsv1.DaemonSet{} }, "apps/v1/ReplicaSet": func() any { return &appsv1.ReplicaSet{} },
+	"batch/v1/Job": func() any { return &batchv1.Job{} }, "batch/v1/CronJob": func() any { return &batchv1.CronJob{} },
+	"autoscaling/v1/HorizontalPodAutoscaler":   func() any { return &autoscalingv1.HorizontalPodAutoscaler{} },
+	"autoscaling/v2/HorizontalPodAutoscaler":   func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
+	"networking.k8s.io/v1/Ingress":             func() any { return &networkingv1.Ingress{} },
+	"networking.k8s.io/v1/NetworkPolicy":       func() any { return &networkingv1.NetworkPolicy{} },
+	"policy/v1/PodDisruptionBudget":            func() any { return &policyv1.PodDisruptionBudget{} },
+	"rbac.authorization.k8s.io/v1/Role":        func() any { return &rbacv1.Role{} },
+	"rbac.authorization.k8s.io/v1/RoleBinding": func() any { return &rbacv1.RoleBinding{} },
+	"discovery.k8s.io/v1/EndpointSlice":        func() any { return &discoveryv1.EndpointSlice{} },
+	"scheduling.k8s.io/v1/PriorityClass":       func() any { return &schedulingv1.PriorityClass{} },
+	"storage.k8s.io/v1/StorageClass":           func() any { return &storagev1.StorageClass{} },
+}
 
 // checkWellFormed decodes every object of a kind Kubernetes ships strictly
 // into its API type, as the API server would: an unknown field, a field of
@@ -60,10 +66,11 @@ func (in *instance) checkWellFormed(objs []*yaml.RNode) validate.Problems {
 
 func (in *instance) decodeStrict(o *yaml.RNode) validate.Problems {
 	gvk := schema.FromAPIVersionAndKind(o.GetApiVersion(), o.GetKind())
-	typed, err := builtinScheme().New(gvk)
-	if err != nil {
+	newTyped, known := builtinTypes[o.GetApiVersion()+"/"+o.GetKind()]
+	if !known {
 		return nil // not a kind Kubernetes ships (or not this version)
 	}
+	typed := newTyped()
 	data, err := nodeJSON(o.YNode())
 	if err != nil {
 		return validate.Problems{in.problem(o, CodeMalformed, "", err.Error(), "check the object's YAML")}
