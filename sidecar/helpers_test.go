@@ -137,7 +137,7 @@ func codelocOnPath(tb testing.TB) {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, "codeloc"), "./cmd/codeloc")
 		cmd.Dir = moduleRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/codeloc: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build ./cmd/codeloc: %w\n%s", err, out)
 			return
 		}
 		buildErr = os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
