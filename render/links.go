@@ -40,8 +40,9 @@ func (s *scanner) linksOutside(file string, n *yaml.Node, field, path string) bo
 	if link == "" {
 		return false // plainly outside (../x): kustomize's own message says it
 	}
-	target, _ := os.Readlink(link)
-	msg := fmt.Sprintf("%s is a symbolic link to %s, which resolves to %s, outside the kustomize root %s", displayAbs(link), target, real, s.root)
+	// The link's own text is not shown: Argo CD's unpacking rewrites it,
+	// so only where it resolves to reads the same everywhere.
+	msg := fmt.Sprintf("%s is a symbolic link that resolves to %s, outside the kustomize root %s", displayAbs(link), real, s.root)
 	hint := "copy the file into the code-location's folder instead of linking to it: only the folder is deployed"
 	if n == nil {
 		s.problems = append(s.problems, problemAtFile(file, CodeLinkOutside, msg, hint))
