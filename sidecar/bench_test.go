@@ -1,7 +1,6 @@
 package sidecar
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
 	"github.com/argoproj/argo-cd/v2/util/cmp"
 	"github.com/argoproj/argo-cd/v2/util/tgzstream"
 	"google.golang.org/grpc"
@@ -58,16 +56,8 @@ func BenchmarkGenerateManifests(b *testing.B) {
 	})
 	b.Run("c-stock-kustomize", func(b *testing.B) {
 		kustomize := kustomizeBinary(b)
-		dir := b.TempDir()
-		data, err := os.ReadFile(filepath.Join("testdata", "kustomize-plugin.yaml"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "plugin.yaml"), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
 		sockDir(b)
-		startStock(b, dir, func(c *argoplugin.PluginConfig) { c.Spec.Generate.Command[0] = kustomize })
+		startKustomize(b, kustomize)
 		measure(b, "kustomize-v1")
 	})
 }
@@ -130,14 +120,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 //
 //	go test ./sidecar -run '^$' -bench SidecarRSS -benchtime 1x
 func BenchmarkSidecarRSS(b *testing.B) {
-	bin := filepath.Join(tmpRoot, "bin", "codeloc-sidecar")
-	if _, err := os.Stat(bin); err != nil {
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/codeloc-sidecar")
-		cmd.Dir = moduleRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go build ./cmd/codeloc-sidecar: %v\n%s", err, out)
-		}
-	}
+	bin := sidecarBinary(b)
 	socks := sockDir(b)
 	work := b.TempDir()
 	cmd := exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot, "--work-dir", work, "--log-level", "warn")
@@ -182,25 +165,6 @@ func BenchmarkSidecarRSS(b *testing.B) {
 	b.ReportMetric(rss, "rss-after-1000-MiB")
 	b.ReportMetric(hwm, "peak-rss-MiB")
 	b.ReportMetric(float64(len(left)), "request-dirs-left")
-}
-
-// procStatus reads a kB field of /proc/<pid>/status, in MiB.
-func procStatus(b *testing.B, pid int, field string) float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Skip("no /proc")
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			var kb float64
-			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
-			return kb / 1024
-		}
-	}
-	b.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
 }
 
 // direct sends a prepared tarball of fixtures/citation straight to

@@ -4,10 +4,12 @@
 // process starts per render.
 //
 // It reads the same plugin.yaml as Argo CD's stock argocd-cmp-server (name,
-// version, discovery and parameters), receives the repository with Argo
-// CD's own util/cmp stream code into a fresh folder per request, and builds
-// the render request from the same environment the stock server gives a
-// plugin command (its own environment plus the request's entries).
+// version, discovery and parameters), unpacks the repository stream into a
+// fresh folder per request in one pass and under Limits (what Argo CD's own
+// unpacking refuses, it refuses too, with the same words), and builds the
+// render request from the same environment the stock server gives a
+// plugin command (its own environment plus the request's entries). It
+// answers with one JSON document per object, as the stock server does.
 package sidecar
 
 import (

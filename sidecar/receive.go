@@ -1,14 +1,9 @@
 package sidecar
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -36,57 +31,93 @@ type unpacked struct {
 // errRepo marks a refused or malformed repository stream.
 var errRepo = errors.New("repository refused")
 
-// receive reads a request's repository stream into a fresh folder under
-// the server's work dir with Argo CD's own cmp.ReceiveRepoStream. The
-// caller removes the returned folder (also on error).
+// receive unpacks a request's repository stream into a fresh folder under
+// the server's work dir, in one pass and under the server's limits (see
+// archive and unpacker). The caller removes the returned folder, when
+// there is one (also on error).
 func (s *Server) receive(ctx context.Context, stream cmp.StreamReceiver) (dir string, repo *unpacked, err error) {
-	dir, err = os.MkdirTemp(s.workDir, "req-")
-	if err != nil {
-		return "", nil, fmt.Errorf("creating the request folder: %w", err)
+	dir, repo, err = s.receiveInto(ctx, stream)
+	discardRefused(ctx, stream, err)
+	return dir, repo, err
+}
+
+// discardRefused reads what is left of a refused stream: Argo CD's client
+// sends its whole repository before it reads the answer, and a call that
+// stops reading early makes its sending fail, so that the refusal's message
+// would never reach the user. What is left is only read, neither hashed,
+// nor decompressed, nor written; the request's deadline bounds it.
+func discardRefused(ctx context.Context, stream cmp.StreamReceiver, err error) {
+	if !errors.Is(err, errRepo) {
+		return
 	}
-	header, err := stream.Recv()
-	if err != nil {
-		return dir, nil, fmt.Errorf("receiving the stream header: %w", err)
+	for ctx.Err() == nil {
+		if _, err := stream.Recv(); err != nil {
+			return
+		}
 	}
-	md := header.GetMetadata()
-	if md == nil {
-		return dir, nil, fmt.Errorf("%w: the stream does not start with metadata", errRepo)
+}
+
+// receiveInto is receive, before a refused stream's rest is discarded.
+func (s *Server) receiveInto(ctx context.Context, stream cmp.StreamReceiver) (dir string, repo *unpacked, err error) {
+	md, err := s.receiveHeader(stream)
+	if err != nil {
+		return "", nil, err
 	}
 	// Argo CD may send only a sub-folder (manifest-generate-paths): unpack
 	// it where it lives in the repo.
 	prefix := plugin.SentRootPrefix(envValue(md.GetEnv(), plugin.EnvAppSourcePath), md.GetAppRelPath())
+	if dir, err = os.MkdirTemp(s.workDir, "req-"); err != nil {
+		return "", nil, fmt.Errorf("creating the request folder: %w", err)
+	}
 	dest := filepath.Join(dir, filepath.FromSlash(prefix))
-	if err := os.MkdirAll(dest, 0o700); err != nil {
-		return dir, nil, fmt.Errorf("creating the request folder: %w", err)
-	}
-	if _, err := cmp.ReceiveRepoStream(ctx, &replay{first: header, rest: stream}, dest, s.cfg.Spec.PreserveFileMode); err != nil {
-		if ctx.Err() != nil {
-			return dir, nil, ctx.Err()
-		}
-		return dir, nil, fmt.Errorf("%w: %w", errRepo, err)
-	}
 	appDir := filepath.Join(dest, filepath.FromSlash(md.GetAppRelPath()))
 	if !inside(appDir, dest) {
 		return dir, nil, fmt.Errorf("%w: the application path %q leaves the repository", errRepo, md.GetAppRelPath())
 	}
-	if err := checkLinks(dest); err != nil {
-		return dir, nil, fmt.Errorf("%w: %w", errRepo, err)
+	if err := os.MkdirAll(dest, 0o700); err != nil {
+		return dir, nil, fmt.Errorf("creating the request folder: %w", err)
+	}
+	if err := s.unpack(ctx, stream, dest, prefix, md.GetChecksum()); err != nil {
+		return dir, nil, err
 	}
 	return dir, &unpacked{root: dir, appDir: appDir, env: md.GetEnv()}, nil
 }
 
-// replay gives back the header already read, then the rest of the stream.
-type replay struct {
-	first *apiclient.AppStreamRequest
-	rest  cmp.StreamReceiver
+// receiveHeader reads the stream's metadata and refuses at once a stream
+// announced larger than the limit.
+func (s *Server) receiveHeader(stream cmp.StreamReceiver) (*apiclient.ManifestRequestMetadata, error) {
+	header, err := stream.Recv()
+	if err != nil {
+		return nil, fmt.Errorf("receiving the stream header: %w", err)
+	}
+	md := header.GetMetadata()
+	if md == nil {
+		return nil, fmt.Errorf("%w: the stream does not start with metadata", errRepo)
+	}
+	if md.GetSize_() > s.limits.RepoBytes {
+		return nil, s.limits.repoBytesError()
+	}
+	return md, nil
 }
 
-func (r *replay) Recv() (*apiclient.AppStreamRequest, error) {
-	if f := r.first; f != nil {
-		r.first = nil
-		return f, nil
+// unpack writes the archive that follows the header under dest.
+func (s *Server) unpack(ctx context.Context, stream cmp.StreamReceiver, dest, prefix, checksum string) error {
+	a, err := openArchive(ctx, stream, s.limits, prefix)
+	if err != nil {
+		return err
 	}
-	return r.rest.Recv()
+	// The folders from the work dir down are the server's own: only the
+	// work dir may sit behind a link.
+	rel, err := filepath.Rel(s.workDir, dest)
+	if err != nil {
+		return err
+	}
+	u := newUnpacker(dest, filepath.Join(s.realWorkDir, rel), prefix, s.cfg.Spec.PreserveFileMode)
+	defer u.release()
+	if err := u.unpackAll(a); err != nil {
+		return err
+	}
+	return a.finish(checksum)
 }
 
 // drain reads a stream to its end without keeping it.
@@ -101,9 +132,10 @@ func drain(stream cmp.StreamReceiver) error {
 	}
 }
 
-// checkLinks refuses a symbolic link that resolves outside root. Argo CD's
-// Untgz already checks each link as it creates it; this checks the result,
-// once every link exists (a chain of links is only known at the end).
+// checkLinks refuses a symbolic link under root that resolves outside it.
+// The unpacker checks each link as it makes it and the links it made once
+// all exist (a chain of links is only known at the end); this walks a
+// whole tree.
 func checkLinks(root string) error {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -113,16 +145,31 @@ func checkLinks(root string) error {
 		if err != nil || d.Type()&fs.ModeSymlink == 0 {
 			return err
 		}
-		target, err := filepath.EvalSymlinks(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // dangling: reading it fails, with the reader's message
-		}
-		if err != nil || !inside(target, realRoot) {
-			rel, _ := filepath.Rel(root, p)
-			return fmt.Errorf("symbolic link %s points outside the repository", filepath.ToSlash(rel))
-		}
-		return nil
+		return checkLink(root, realRoot, p)
 	})
+}
+
+// checkLink refuses the link p when it resolves outside root (realRoot
+// after links) or does not resolve at all (a loop); a dangling link is
+// left to the reader, whose message names the missing file.
+func checkLink(root, realRoot, p string) error {
+	target, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	rel, _ := filepath.Rel(root, p)
+	if err != nil {
+		return fmt.Errorf("symbolic link %s cannot be resolved: %v", shown(filepath.ToSlash(rel)), trimDir(err, root))
+	}
+	if !inside(target, realRoot) {
+		return fmt.Errorf("symbolic link %s points outside the repository", shown(filepath.ToSlash(rel)))
+	}
+	return nil
+}
+
+// trimDir says err without the server's folder dir.
+func trimDir(err error, dir string) string {
+	return strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
 }
 
 // inside reports whether p is root or below it.
@@ -155,91 +202,44 @@ func environ(entries []*apiclient.EnvEntry) []string {
 
 // scanRepo reads a repository stream without unpacking it and reports
 // whether an entry matches pattern (a filepath.Match pattern relative to
-// the Application's path). The checksum is verified as ReceiveRepoStream
-// does. Discovery needs no file content: nothing touches the disk.
-func scanRepo(ctx context.Context, stream cmp.StreamReceiver, pattern string) (bool, error) {
+// the Application's path). It reads entry headers under the limits until
+// one matches, then only hashes the rest of the stream for its checksum:
+// discovery needs no file content, and nothing touches the disk.
+func scanRepo(ctx context.Context, stream cmp.StreamReceiver, pattern string, limits Limits) (bool, error) {
+	matched, err := scanStream(ctx, stream, pattern, limits)
+	discardRefused(ctx, stream, err)
+	return matched, err
+}
+
+// scanStream is scanRepo, before a refused stream's rest is discarded.
+func scanStream(ctx context.Context, stream cmp.StreamReceiver, pattern string, limits Limits) (bool, error) {
 	header, err := stream.Recv()
 	if err != nil {
 		return false, fmt.Errorf("receiving the stream header: %w", err)
 	}
 	md := header.GetMetadata()
-	if md == nil {
+	switch {
+	case md == nil:
 		return false, fmt.Errorf("%w: the stream does not start with metadata", errRepo)
+	case md.GetSize_() > limits.RepoBytes:
+		return false, limits.repoBytesError()
 	}
 	full := path.Join(path.Clean("/"+filepath.ToSlash(md.GetAppRelPath())), pattern)
-	r := &chunkReader{ctx: ctx, stream: stream, hash: sha256.New()}
-	matched, err := scanTgz(r, full)
-	if err != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, fmt.Errorf("%w: %w", errRepo, err)
-	}
-	if _, err := io.Copy(io.Discard, r); err != nil { // the rest, for the checksum
-		return false, err
-	}
-	if hex.EncodeToString(r.hash.Sum(nil)) != md.GetChecksum() {
-		return false, fmt.Errorf("%w: file checksum validation error", errRepo)
-	}
-	return matched, nil
-}
-
-// scanTgz walks a gzipped tarball's headers for an entry matching full.
-func scanTgz(r io.Reader, full string) (bool, error) {
-	gz, err := gzip.NewReader(r)
+	prefix := plugin.SentRootPrefix(envValue(md.GetEnv(), plugin.EnvAppSourcePath), md.GetAppRelPath())
+	a, err := openArchive(ctx, stream, limits, prefix)
 	if err != nil {
 		return false, err
 	}
-	defer gz.Close()
-	tr := tar.NewReader(gz)
-	matched := false
 	for {
-		h, err := tr.Next()
+		_, name, err := a.next()
 		if errors.Is(err, io.EOF) {
-			return matched, nil
+			return false, a.finish(md.GetChecksum())
 		}
 		if err != nil {
 			return false, err
 		}
-		if ok, _ := path.Match(full, path.Clean("/"+h.Name)); ok {
-			matched = true
+		if ok, _ := path.Match(full, "/"+name); ok {
+			return true, a.skip(md.GetChecksum())
 		}
 	}
-}
-
-// chunkReader reads the file chunks of a repository stream, hashing them.
-type chunkReader struct {
-	ctx    context.Context
-	stream cmp.StreamReceiver
-	hash   hash.Hash
-	buf    []byte
-	eof    bool
-}
-
-func (c *chunkReader) Read(p []byte) (int, error) {
-	for len(c.buf) == 0 {
-		if c.eof {
-			return 0, io.EOF
-		}
-		if err := c.ctx.Err(); err != nil {
-			return 0, err
-		}
-		req, err := c.stream.Recv()
-		if errors.Is(err, io.EOF) {
-			c.eof = true
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		f := req.GetFile()
-		if f == nil {
-			return 0, errors.New("stream request file is nil")
-		}
-		c.hash.Write(f.GetChunk())
-		c.buf = f.GetChunk()
-	}
-	n := copy(p, c.buf)
-	c.buf = c.buf[n:]
-	return n, nil
 }

@@ -43,6 +43,8 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// Logger receives structured logs (default: JSON on stderr).
 	Logger *slog.Logger
+	// Limits bound what one request may unpack (zero fields: defaults).
+	Limits Limits
 	// Ready, when set, is called with the socket path once it is served.
 	Ready func(socket string)
 
@@ -82,7 +84,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	log.Info(names.BinarySidecar+" serving", "socket", socket, "plugin", pluginName(srv.cfg.Metadata.Name, srv.cfg.Spec.Version),
-		"contract", o.Contract, "work_dir", workDir, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize)
+		"contract", o.Contract, "work_dir", workDir, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize, "limits", srv.limits)
 	if o.Ready != nil {
 		o.Ready(socket)
 	}
@@ -126,7 +128,7 @@ func newServer(o Options, log *slog.Logger) (*Server, string, error) {
 		log.Info("contract loaded", "file", file)
 	}
 	checkContracts(contracts, log)
-	srv, err := New(Config{Plugin: cfg, Contracts: contracts, WorkDir: workDir, Logger: log, Metrics: metrics})
+	srv, err := New(Config{Plugin: cfg, Contracts: contracts, WorkDir: workDir, Logger: log, Metrics: metrics, Limits: o.Limits})
 	if err != nil {
 		os.RemoveAll(workDir)
 		return nil, "", err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render"
@@ -40,6 +42,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics, when set, records renders.
 	Metrics *Metrics
+	// Limits bound what one request may unpack (zero fields: defaults).
+	Limits Limits
 }
 
 // Server implements Argo CD's ConfigManagementPluginService in-process.
@@ -50,8 +54,11 @@ type Server struct {
 	cfg       *argoplugin.PluginConfig
 	contracts *plugin.Contracts
 	workDir   string
-	log       *slog.Logger
-	metrics   *Metrics
+	// realWorkDir is workDir after symbolic links.
+	realWorkDir string
+	log         *slog.Logger
+	metrics     *Metrics
+	limits      Limits
 
 	// beforeRender, when set (tests), runs before each render.
 	beforeRender func(ctx context.Context)
@@ -67,11 +74,16 @@ func New(cfg Config) (*Server, error) {
 	if fi, err := os.Stat(cfg.WorkDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("sidecar: work dir %s is not a folder", cfg.WorkDir)
 	}
+	realWorkDir, err := filepath.EvalSymlinks(cfg.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("sidecar: work dir: %w", err)
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg.Plugin, contracts: cfg.Contracts, workDir: cfg.WorkDir, log: log, metrics: cfg.Metrics}, nil
+	return &Server{cfg: cfg.Plugin, contracts: cfg.Contracts, workDir: cfg.WorkDir, realWorkDir: realWorkDir,
+		log: log, metrics: cfg.Metrics, limits: cfg.Limits.withDefaults()}, nil
 }
 
 // CheckPluginConfiguration answers the repo-server's pre-flight call.
@@ -90,7 +102,7 @@ func (s *Server) CheckPluginConfiguration(context.Context, *emptypb.Empty) (*api
 func (s *Server) MatchRepository(stream apiclient.ConfigManagementPluginService_MatchRepositoryServer) error {
 	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
 	defer cancel()
-	matched, err := scanRepo(ctx, stream, s.discoveryPattern())
+	matched, err := scanRepo(ctx, stream, s.discoveryPattern(), s.limits)
 	if errors.Is(err, errRepo) {
 		// Not discovered; a named Application learns why from GenerateManifest.
 		s.log.Warn("match repository: repository refused", "error", err.Error())
@@ -115,7 +127,7 @@ func (s *Server) discoveryPattern() string {
 // GetParametersAnnouncement announces plugin.yaml's static parameters.
 func (s *Server) GetParametersAnnouncement(stream apiclient.ConfigManagementPluginService_GetParametersAnnouncementServer) error {
 	if err := drain(stream); err != nil {
-		return status.Errorf(codes.Canceled, "codeloc: receiving the repository: %v", err)
+		return streamError(stream.Context(), err)
 	}
 	return stream.SendAndClose(&apiclient.ParametersAnnouncementResponse{ParameterAnnouncements: s.cfg.Spec.Parameters.Static})
 }
@@ -130,7 +142,10 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
 	defer cancel()
 	rec := &record{}
-	manifests, err := s.generate(ctx, stream, rec)
+	dir, manifests, err := s.generate(ctx, stream, rec)
+	// The request folder goes once the answer is sent: its removal is no
+	// part of the render's latency.
+	defer s.remove(dir)
 	if err == nil {
 		if err = stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests}); err != nil {
 			rec.fail(ctx, err)
@@ -148,14 +163,20 @@ type record struct {
 	objects int
 }
 
-// generate runs one render; errors are gRPC status errors.
-func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagementPluginService_GenerateManifestServer, rec *record) ([]string, error) {
+// generate runs one render in a request folder, which the caller removes
+// (also on error); errors are gRPC status errors.
+func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagementPluginService_GenerateManifestServer, rec *record) (dir string, manifests []string, err error) {
 	dir, repo, err := s.receive(ctx, stream)
-	defer s.remove(dir)
 	if err != nil {
 		rec.fail(ctx, err)
-		return nil, streamError(ctx, err)
+		return dir, nil, streamError(ctx, err)
 	}
+	manifests, err = s.renderRepo(ctx, repo, rec)
+	return dir, manifests, err
+}
+
+// renderRepo renders an unpacked repository and encodes the objects.
+func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([]string, error) {
 	req, res, err := s.render(ctx, plugin.Source{AppDir: repo.appDir, RepoRoot: repo.root, Environ: environ(repo.env), Contracts: s.contracts})
 	if req != nil {
 		rec.app = req.App
@@ -170,14 +191,27 @@ func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagement
 		rec.fail(ctx, err)
 		return nil, status.Error(statusCode(ctx, err), "codeloc: "+err.Error())
 	}
-	manifests := make([]string, len(res.Objects))
-	for i, o := range res.Objects {
-		if manifests[i], err = o.String(); err != nil {
-			rec.fail(ctx, err)
-			return nil, status.Errorf(codes.Internal, "codeloc: encoding %s/%s: %v", o.GetKind(), o.GetName(), err)
-		}
+	manifests, err := encodeObjects(res.Objects)
+	if err != nil {
+		rec.fail(ctx, err)
+		return nil, status.Error(codes.Internal, "codeloc: "+err.Error())
 	}
 	rec.outcome, rec.objects = OutcomeOK, len(manifests)
+	return manifests, nil
+}
+
+// encodeObjects encodes each object as one JSON document, as the stock
+// cmp-server answers (encodeJSON), through one growing buffer.
+func encodeObjects(objects []*yaml.RNode) ([]string, error) {
+	manifests := make([]string, len(objects))
+	var buf []byte
+	for i, o := range objects {
+		var err error
+		if buf, err = encodeJSON(buf[:0], o.YNode()); err != nil {
+			return nil, fmt.Errorf("encoding %s/%s: %w", o.GetKind(), o.GetName(), err)
+		}
+		manifests[i] = string(buf)
+	}
 	return manifests, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -157,10 +158,8 @@ func TestInvalidFixtures(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					want := expectedLines(t, name)
-					if name == "missing-manifest" && b.name == "stock" {
-						// The stock server's discovery rejects the folder
-						// before codeloc runs.
-						want = `couldn't find cmp-server plugin with name "codeloc-v1" supporting the given repository`
+					if b.name == "stock" {
+						want = stockLines(name, want)
 					}
 					_, err := generate(context.Background(), "invalid/"+name, genOpts{})
 					if err == nil {
@@ -175,13 +174,29 @@ func TestInvalidFixtures(t *testing.T) {
 	}
 }
 
+// stockLines is what the stock cmp-server shows instead of a fixture's
+// expected lines: its discovery rejects a folder without the declaration
+// before codeloc runs, and Argo CD's own unpacking rewrites each symbolic
+// link to the path it resolves to (codeloc-sidecar keeps the link as
+// committed).
+func stockLines(name, want string) string {
+	if name == "missing-manifest" {
+		return `couldn't find cmp-server plugin with name "codeloc-v1" supporting the given repository`
+	}
+	return linkTarget.ReplaceAllString(want, "is a symbolic link to $2, which resolves to $2,")
+}
+
+// linkTarget finds a link-outside message's committed and resolved targets.
+var linkTarget = regexp.MustCompile(`is a symbolic link to (\S+), which resolves to (\S+),`)
+
 // TestInvalidFixturesGeneratePaths sends only the Application's folder, as
 // with manifest-generate-paths: ".", to the sidecar: messages still show
 // repo paths; links and bases outside the folder are not sent.
 func TestInvalidFixturesGeneratePaths(t *testing.T) {
 	differ := map[string]string{
-		"kustomize-escape": "kustomize-build: accumulating resources",
-		"symlink-escape":   "illegal filepath in symlink",
+		"kustomize-escape":   "kustomize-build: accumulating resources",
+		"symlink-escape":     "illegal filepath in symlink",
+		"link-kustomization": "illegal filepath in symlink",
 	}
 	current := ""
 	for _, name := range invalidFixtures(t) {

@@ -5,23 +5,26 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/argoproj/argo-cd/v2/common"
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/sidecar"
 )
 
-const long = `codeloc-sidecar runs beside Argo CD's repo-server as the codeloc Config
+const longFormat = `codeloc-sidecar runs beside Argo CD's repo-server as the codeloc Config
 Management Plugin. It serves Argo CD's ConfigManagementPluginService on
 <plugins dir>/<name>-<version>.sock (codeloc-v1.sock with the shipped
 plugin.yaml) and renders each Application in-process: it validates
@@ -37,12 +40,25 @@ Environment:
   ARGOCD_GRPC_MAX_SIZE_MB     gRPC message size limit in MiB (default 100)
   ARGOCD_GRPC_KEEP_ALIVE_MIN  minimum client keepalive interval (default 10s)
   TMPDIR                      default work dir
-
 Parameters an Application may set (spec.source.plugin.parameters):
   kustomize-root  kustomization folder, relative to the Application's path
   contract        which mounted contract to use when several are mounted
 
+What one request may unpack is bounded while it streams in; a request over
+a limit is refused with one line naming the flag that raises it. Each limit
+is a flag, whose default its variable sets (sizes: 64Mi, 1Gi, 500M, bytes):
+%s
 The PreSync Jobs it renders run codeloc-jobs from the same image.`
+
+// long is the command's help: longFormat with the table of limits.
+func long() string {
+	var table strings.Builder
+	l := sidecar.DefaultLimits()
+	for _, s := range l.Settings() {
+		fmt.Fprintf(&table, "  --%-19s %-35s %6s  %s\n", s.Flag, s.Env, sidecar.FormatLimit(*s.Value, s.Bytes), s.Usage)
+	}
+	return fmt.Sprintf(longFormat, table.String())
+}
 
 const defaultShutdownTimeout = 25 * time.Second
 
@@ -63,7 +79,7 @@ func newRootCmd(logs io.Writer) *cobra.Command {
 	var o sidecar.Options
 	var level string
 	cmd := commands.NewRoot(names.BinarySidecar, "Serve codeloc as an Argo CD Config Management Plugin (repo-server sidecar)")
-	cmd.Long = long
+	cmd.Long = long()
 	cmd.Version = names.Version()
 	cmd.SetVersionTemplate(names.BinarySidecar + " {{.Version}}\n")
 	cmd.Args = func(_ *cobra.Command, args []string) error {
@@ -72,7 +88,11 @@ func newRootCmd(logs io.Writer) *cobra.Command {
 		}
 		return nil
 	}
+	envErr := limitFlags(cmd.Flags(), &o.Limits)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if envErr != nil {
+			return commands.Usagef("%w", envErr)
+		}
 		var l slog.Level
 		if err := l.UnmarshalText([]byte(level)); err != nil {
 			return commands.Usagef("--log-level: %w", err)
@@ -88,6 +108,55 @@ func newRootCmd(logs io.Writer) *cobra.Command {
 	fl.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "on SIGTERM, how long in-flight renders may finish")
 	fl.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	return cmd
+}
+
+// limitFlags registers one flag per limit, whose default comes from its
+// environment variable, else sidecar.DefaultLimits; it returns the first
+// environment variable that does not parse.
+func limitFlags(fl *pflag.FlagSet, limits *sidecar.Limits) error {
+	*limits = sidecar.DefaultLimits()
+	var envErr error
+	for _, s := range limits.Settings() {
+		f := limitFlag{s}
+		if v, ok := os.LookupEnv(s.Env); ok && v != "" {
+			if err := f.Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s: %w", s.Env, err)
+			}
+		}
+		value := "N"
+		if s.Bytes {
+			value = "SIZE"
+		}
+		fl.Var(f, s.Flag, s.Usage+", as `"+value+"` ($"+s.Env+" sets the default)")
+	}
+	return envErr
+}
+
+// limitFlag is a limit as a flag: a size (64Mi, 1Gi, 500M, a byte count)
+// or a count.
+type limitFlag struct{ s sidecar.LimitSetting }
+
+func (f limitFlag) String() string {
+	if f.s.Value == nil {
+		return ""
+	}
+	return sidecar.FormatLimit(*f.s.Value, f.s.Bytes)
+}
+
+func (f limitFlag) Set(v string) error {
+	n, err := sidecar.ParseLimit(v, f.s.Bytes)
+	if err != nil {
+		return err
+	}
+	*f.s.Value = n
+	return nil
+}
+
+func (f limitFlag) Type() string {
+	if f.s.Bytes {
+		return "size"
+	}
+	return "count"
 }
 
 // serve runs the server until SIGTERM or SIGINT.

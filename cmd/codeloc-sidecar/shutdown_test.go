@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
+	"github.com/argoproj/argo-cd/v2/util/cmp"
+	"github.com/argoproj/argo-cd/v2/util/tgzstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// inFlight is how many requests are in flight when SIGTERM comes.
+const inFlight = 16
+
+// TestSIGTERMInFlight sends SIGTERM while 16 GenerateManifest requests are
+// in flight (each has sent its header and half of its repository): the
+// socket goes at once and new calls are refused, on a new connection as on
+// an open one; the 16 finish their upload and get their manifests within
+// the drain timeout; run returns 0; the socket and the work folder are
+// gone.
+func TestSIGTERMInFlight(t *testing.T) {
+	socks, work := t.TempDir(), t.TempDir()
+	t.Setenv("ARGOCD_PLUGINSOCKFILEPATH", socks)
+	contract := filepath.Join(t.TempDir(), "contract.yaml")
+	if err := os.WriteFile(contract, validate.ExampleContract, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	header, data := citationStream(t)
+	logs := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"--contract", contract, "--config-dir", "../..", "--work-dir", work, "--shutdown-timeout", "20s"}, io.Discard, logs)
+	}()
+	socket := filepath.Join(socks, "codeloc-v1.sock")
+	waitUntil(t, "the socket", logs, func() bool { _, err := os.Stat(socket); return err == nil })
+	client := dialSocket(t, socket)
+	streams := make([]apiclient.ConfigManagementPluginService_GenerateManifestClient, inFlight)
+	for i := range streams {
+		st, err := client.GenerateManifest(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Send(header); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Send(cmp.AppFileRequest(data[:len(data)/2])); err != nil {
+			t.Fatal(err)
+		}
+		streams[i] = st
+	}
+	reqDirs := filepath.Join(work, "codeloc-sidecar")
+	waitUntil(t, "16 request folders", logs, func() bool { e, _ := os.ReadDir(reqDirs); return len(e) == inFlight })
+
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the socket to go", logs, func() bool { _, err := os.Stat(socket); return os.IsNotExist(err) })
+	refused(t, "on a new connection", dialSocket(t, socket))
+	refused(t, "on the open connection", client)
+
+	finish(t, streams, data[len(data)/2:])
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d; logs:\n%s", code, logs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return 30s after SIGTERM")
+	}
+	if _, err := os.Stat(reqDirs); !os.IsNotExist(err) {
+		t.Errorf("work folder left: %v", err)
+	}
+	if _, err := os.Stat(socket); !os.IsNotExist(err) {
+		t.Errorf("socket left: %v", err)
+	}
+}
+
+// citationStream is fixtures/citation as the repo-server streams it with
+// manifest-generate-paths: the header, then the tarball.
+func citationStream(t *testing.T) (*apiclient.AppStreamRequest, []byte) {
+	t.Helper()
+	app, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "citation"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"ARGOCD_APP_NAME=citation", "ARGOCD_APP_NAMESPACE=dagster", "ARGOCD_APP_SOURCE_PATH=fixtures/citation",
+		"KUBE_API_VERSIONS=v1,apps/v1,batch/v1,rbac.authorization.k8s.io/v1,objectbucket.io/v1alpha1", "ARGOCD_APP_PARAMETERS=null"}
+	tgz, header, err := cmp.GetCompressedRepoAndMetadata(app, app, env, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgzstream.CloseAndDelete(tgz)
+	data, err := io.ReadAll(tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return header, data
+}
+
+func dialSocket(t *testing.T, socket string) apiclient.ConfigManagementPluginServiceClient {
+	t.Helper()
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return apiclient.NewConfigManagementPluginServiceClient(conn)
+}
+
+// refused checks a new call fails once shutdown began.
+func refused(t *testing.T, where string, client apiclient.ConfigManagementPluginServiceClient) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // only stops a hang
+	defer cancel()
+	if _, err := client.CheckPluginConfiguration(ctx, &emptypb.Empty{}); err == nil {
+		t.Errorf("a new call %s was served after SIGTERM", where)
+	} else if !strings.Contains(err.Error(), "Unavailable") {
+		t.Errorf("a new call %s: %v, want Unavailable", where, err)
+	}
+}
+
+// finish sends the rest of each in-flight upload and checks each answer.
+func finish(t *testing.T, streams []apiclient.ConfigManagementPluginService_GenerateManifestClient, rest []byte) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(streams))
+	for i, st := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := st.Send(cmp.AppFileRequest(rest)); err != nil {
+				errs <- fmt.Errorf("request %d: sending: %w", i, err)
+				return
+			}
+			res, err := st.CloseAndRecv()
+			switch {
+			case err != nil:
+				errs <- fmt.Errorf("request %d: %w", i, err)
+			case len(res.GetManifests()) == 0:
+				errs <- fmt.Errorf("request %d: no manifests", i)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// waitUntil waits for a state; the bound only stops a test that would hang.
+func waitUntil(t *testing.T, what string, logs fmt.Stringer, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting for %s; logs:\n%s", what, logs)
+		}
+	}
+}
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

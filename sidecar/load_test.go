@@ -1,0 +1,272 @@
+package sidecar
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// loadMix is what the load sends, in turn: the good fixtures, whose
+// object count is checked, and an invalid one, whose lines are.
+var loadMix = []string{"citation", "mediawatch", "citation", "mediawatch", "citation", "mediawatch", "citation", "invalid/bad-names"}
+
+// TestLoad renders CODELOC_LOAD_REQUESTS requests (default 200; 10000
+// for the full run) at concurrency 1, 4 and 16 through Argo CD's
+// repo-server code against the built codeloc-sidecar, and checks what does
+// not depend on the machine's speed: no failure, the sidecar's resident
+// memory back within 5% of its level after the warm-up, its goroutines back
+// to their count before the load, no request folder left. Latency (p50,
+// p99) and renders/s are logged, never asserted.
+//
+//	CODELOC_LOAD_REQUESTS=10000 go test ./sidecar -run TestLoad -v -timeout 60m
+func TestLoad(t *testing.T) {
+	n := 200
+	if v := os.Getenv("CODELOC_LOAD_REQUESTS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n <= 0 {
+			t.Fatalf("CODELOC_LOAD_REQUESTS=%q: want a positive count", v)
+		}
+	}
+	p := startBinary(t)
+	want := map[string]int{"citation": len(goldenObjects(t, "citation")), "mediawatch": len(goldenObjects(t, "mediawatch"))}
+	bad := expectedLines(t, "bad-names")
+	for _, c := range []int{1, 4, 16} {
+		t.Run(fmt.Sprintf("concurrency=%d", c), func(t *testing.T) {
+			check := func(name string, objects int, err error) error {
+				if name == "invalid/bad-names" {
+					if err == nil || !strings.Contains(normalize(err.Error()), bad) {
+						return fmt.Errorf("%s: %s, want %q", name, fmt.Sprint(err), bad)
+					}
+					return nil
+				}
+				if err != nil || objects != want[name] {
+					return fmt.Errorf("%s: %d objects (%s), want %d", name, objects, fmt.Sprint(err), want[name])
+				}
+				return nil
+			}
+			runLoad(c, max(4*c, n/20), check) // warm-up: the pools and the heap at this concurrency
+			before := p.sample(t)
+			res := runLoad(c, n, check)
+			after := p.settle(t, before.goroutines)
+			res.report(t, c, before, after)
+			if res.failures > 0 {
+				t.Errorf("%d of %d requests failed; first: %v", res.failures, n, res.first)
+			}
+			if after.rss > before.rss*1.05 {
+				t.Errorf("resident memory grew from %.1f to %.1f MiB (more than 5%%)", before.rss, after.rss)
+			}
+			if after.goroutines > before.goroutines {
+				t.Errorf("%d goroutines after the load, %d before", after.goroutines, before.goroutines)
+			}
+			emptyDir(t, p.reqDirs)
+		})
+	}
+}
+
+// loadResult is what one load run measured.
+type loadResult struct {
+	durations []time.Duration
+	wall      time.Duration
+	failures  int64
+	first     error
+}
+
+// runLoad sends n requests from c workers; check judges each answer.
+func runLoad(c, n int, check func(name string, objects int, err error) error) loadResult {
+	res := loadResult{durations: make([]time.Duration, n)}
+	var next atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				name := loadMix[i%len(loadMix)]
+				t0 := time.Now()
+				out, err := generate(context.Background(), name, genOpts{generatePath: true})
+				res.durations[i] = time.Since(t0)
+				objects := 0
+				if out != nil {
+					objects = len(out.Manifests)
+				}
+				if err := check(name, objects, err); err != nil {
+					mu.Lock()
+					if res.failures++; res.first == nil {
+						res.first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res.wall = time.Since(start)
+	return res
+}
+
+// report logs a run's figures, on one line.
+func (r loadResult) report(t *testing.T, c int, before, after procSample) {
+	sorted := slices.Clone(r.durations)
+	slices.Sort(sorted)
+	t.Logf("concurrency %d: %d requests, %d failures, p50 %.2f ms, p99 %.2f ms, %.1f renders/s; sidecar RSS %.1f -> %.1f MiB, goroutines %d -> %d",
+		c, len(r.durations), r.failures, ms(percentile(sorted, 50)), ms(percentile(sorted, 99)),
+		float64(len(r.durations))/r.wall.Seconds(), before.rss, after.rss, before.goroutines, after.goroutines)
+}
+
+// sidecarProc is the built codeloc-sidecar, serving on the socket folder
+// sockDir set, with its metrics on.
+type sidecarProc struct {
+	cmd     *exec.Cmd
+	metrics string
+	reqDirs string
+}
+
+// procSample is the sidecar's resident memory (MiB) and goroutines.
+type procSample struct {
+	rss        float64
+	goroutines int
+}
+
+// startBinary builds and starts codeloc-sidecar for the test; at the end
+// it sends SIGTERM and checks a clean exit.
+func startBinary(t *testing.T) *sidecarProc {
+	t.Helper()
+	bin := sidecarBinary(t)
+	socks := sockDir(t)
+	work := t.TempDir()
+	p := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics", reqDirs: filepath.Join(work, "codeloc-sidecar")}
+	p.cmd = exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot, "--work-dir", work,
+		"--log-level", "warn", "--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(p.metrics, "http://"), "/metrics"))
+	p.cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks)
+	logs := &syncBuffer{}
+	p.cmd.Stderr = logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		if err := p.cmd.Wait(); err != nil {
+			t.Errorf("codeloc-sidecar: %v; logs:\n%s", err, logs)
+		}
+	})
+	socket := filepath.Join(socks, "codeloc-v1.sock")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(socket); err == nil {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("codeloc-sidecar did not start; logs:\n%s", logs)
+		}
+	}
+}
+
+// sample reads the sidecar's RSS and goroutines now.
+func (p *sidecarProc) sample(t *testing.T) procSample {
+	t.Helper()
+	return procSample{rss: procStatus(t, p.cmd.Process.Pid, "VmRSS"), goroutines: int(p.metric(t, "go_goroutines"))}
+}
+
+// settle samples the sidecar once its goroutines are back to at most max
+// (or after 10s, when they are not: the caller reports it).
+func (p *sidecarProc) settle(t *testing.T, max int) procSample {
+	t.Helper()
+	s := p.sample(t)
+	for deadline := time.Now().Add(10 * time.Second); s.goroutines > max && time.Now().Before(deadline); s = p.sample(t) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return s
+}
+
+// metric reads one unlabelled metric from the sidecar's /metrics, on a
+// connection of its own that is closed at once (no goroutine of ours stays
+// in the sidecar).
+func (p *sidecarProc) metric(t *testing.T, name string) float64 {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	res, err := c.Get(p.metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no %s in /metrics", name)
+	return 0
+}
+
+// built codeloc-sidecar, once per test binary.
+var (
+	sidecarOnce sync.Once
+	sidecarBin  string
+	sidecarErr  error
+)
+
+// sidecarBinary builds cmd/codeloc-sidecar once.
+func sidecarBinary(tb testing.TB) string {
+	tb.Helper()
+	sidecarOnce.Do(func() {
+		sidecarBin = filepath.Join(tmpRoot, "bin", "codeloc-sidecar")
+		cmd := exec.Command("go", "build", "-o", sidecarBin, "./cmd/codeloc-sidecar")
+		cmd.Dir = moduleRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			sidecarErr = fmt.Errorf("go build ./cmd/codeloc-sidecar: %w\n%s", err, out)
+		}
+	})
+	if sidecarErr != nil {
+		tb.Fatal(sidecarErr)
+	}
+	return sidecarBin
+}
+
+// procStatus reads a kB field of /proc/<pid>/status, in MiB (skips
+// without /proc).
+func procStatus(tb testing.TB, pid int, field string) float64 {
+	tb.Helper()
+	if _, err := os.Stat("/proc/self/status"); errors.Is(err, os.ErrNotExist) {
+		tb.Skip("no /proc")
+	}
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	tb.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
