@@ -64,6 +64,27 @@ build_kube_apiserver() {
 	mv -f "$work/kube-apiserver" "$out"
 }
 
+# build_kube_component NAME: builds k8s.io/kubernetes/cmd/NAME (kube-apiserver,
+# kube-controller-manager, kube-scheduler) into $KUBE_DIR/NAME, once.
+build_kube_component() {
+	local work=$1 name=$2 out=$KUBE_DIR/$2
+	is_binary "$out" && { log "cached $out"; return; }
+	log "building $name v$KUBE_VERSION (cold: several minutes)"
+	if [ ! -f "$work/mod-kube/go.mod" ] || ! grep -q "k8s.io/kubernetes v$KUBE_VERSION" "$work/mod-kube/go.mod"; then
+		new_module "$work/mod-kube" codeloc.invalid/kube-tools
+		local -a replaces
+		mapfile -t replaces < <(cd "$work/mod-kube" && staging_replaces "$KUBE_VERSION")
+		[ "${#replaces[@]}" -gt 0 ] || { log "no staging modules found in k8s.io/kubernetes go.mod"; exit 1; }
+		(cd "$work/mod-kube" && go mod edit "${replaces[@]}" -require="k8s.io/kubernetes@v$KUBE_VERSION")
+	fi
+	local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=v$KUBE_VERSION"
+	ldflags+=" -X k8s.io/component-base/version.gitMajor=${KUBE_VERSION%%.*}"
+	ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "$KUBE_VERSION" | cut -d. -f2)"
+	(cd "$work/mod-kube" && go build -mod=mod -trimpath -ldflags "$ldflags" -o "$work/$name" "k8s.io/kubernetes/cmd/$name")
+	mkdir -p "$KUBE_DIR" && rm -rf "$out"
+	mv -f "$work/$name" "$out"
+}
+
 build_etcd() {
 	local work=$1 out=$ETCD_DIR/etcd
 	is_binary "$out" && { log "cached $out"; return; }
@@ -88,9 +109,16 @@ main() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/codeloc-kube-build.XXXXXX")
 	trap 'rm -rf "$WORK"' EXIT
 	build_etcd "$WORK"
-	build_kube_apiserver "$WORK"
-	# One directory holding both binaries (symlinks), for CODELOC_KUBE_BIN_DIR.
 	mkdir -p "$BIN_DIR"
+	build_kube_apiserver "$WORK"
+	# The e2e harness also needs the controller-manager and the scheduler
+	# (KUBE_EXTRA="kube-controller-manager kube-scheduler"; .ci/e2e-tools.sh sets it).
+	local extra
+	for extra in ${KUBE_EXTRA:-}; do
+		build_kube_component "$WORK" "$extra"
+		ln -sfn "$KUBE_DIR/$extra" "$BIN_DIR/$extra"
+	done
+	# One directory holding both binaries (symlinks), for CODELOC_KUBE_BIN_DIR.
 	ln -sfn "$KUBE_DIR/kube-apiserver" "$BIN_DIR/kube-apiserver"
 	ln -sfn "$ETCD_DIR/etcd" "$BIN_DIR/etcd"
 	log "ready in $((SECONDS - start))s"

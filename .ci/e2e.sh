@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The end-to-end step of .ci/run: builds (or reuses, cached by version) the
+# tools of the e2e harness, then runs e2e/ with CI=true, where a missing
+# component fails instead of skipping. Extra arguments go to `go test`
+# (e.g. -run TestFirstDeploy).
+#
+#   bash .ci/e2e.sh
+#
+# Budget: cold tool builds ~25 min on 2 cores (argocd 10-15, controller-
+# manager + scheduler ~6, kwok ~4), then the tests (-timeout 25m).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+start=$SECONDS
+env_file=$(bash .ci/e2e-tools.sh | tail -n1)
+set -a
+# shellcheck disable=SC1090
+. "$env_file"
+set +a
+echo "e2e.sh: tools ready in $((SECONDS - start))s" >&2
+CODELOC_E2E=1 CI=true go test -count=1 -timeout 25m -v "$@" ./e2e/
+echo "e2e.sh: done in $((SECONDS - start))s" >&2

@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/codeloc/codeloc/internal/names"
+)
+
+// Bounds of the scenarios' waits (a cold Argo CD takes a while to list
+// and watch every API the first time).
+const (
+	deployTimeout = 5 * time.Minute
+	stepTimeout   = 3 * time.Minute
+)
+
+const rootApp = "app-of-apps"
+
+// The scenarios share one cluster and run in file order: first deploy,
+// preflight failure, render refused, dependency not ready, new revision,
+// removal, storm. Each starts from the state the previous one left.
+
+// TestFirstDeploy: the root app-of-apps syncs cluster/apps; mediawatch
+// (wave 0) is Synced and Healthy before citation (wave 1) is created;
+// citation's preflight passes, its migration is in the ledger, its
+// Deployment is created after the migrate Job completed, and citation-data
+// carries Prune=false/Delete=false.
+func TestFirstDeploy(t *testing.T) {
+	h := need(t)
+	ctx := context.Background()
+	root, err := h.rootApplication()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.applyYAML(ctx, argocdNS, root); err != nil {
+		t.Fatalf("apply the root Application: %v", err)
+	}
+	order, err := h.waitOrdered(ctx, "mediawatch", "citation", deployTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("mediawatch Synced+Healthy at %s; citation created at %s", order.firstHealthy.Format(time.RFC3339Nano), order.secondCreated)
+	if _, err := h.waitApp(ctx, "citation", deployTimeout, "Synced and Healthy", appState.healthy); err != nil {
+		t.Fatal(err)
+	}
+	h.checkHooksGateWorkload(ctx, t, "citation", "citation-dagster")
+	files, err := h.ledger(ctx, "citation")
+	if err != nil || strings.Join(files, ",") != "001-researchers-hnsw.sql" {
+		t.Errorf("ledger of citation = %v, %v; want [001-researchers-hnsw.sql]", files, err)
+	}
+	h.checkDataClaimKept(ctx, t, "citation-data")
+	if _, err := h.waitApp(ctx, rootApp, stepTimeout, "Synced and Healthy", appState.healthy); err != nil {
+		t.Error(err)
+	}
+}
+
+// ordering records when the first Application became Synced+Healthy and
+// when the second appeared.
+type ordering struct {
+	firstHealthy  time.Time
+	secondCreated time.Time
+}
+
+// waitOrdered polls both Applications until the second exists, failing if
+// it appears while the first is not yet Synced+Healthy.
+func (h *harness) waitOrdered(ctx context.Context, first, second string, timeout time.Duration) (ordering, error) {
+	var o ordering
+	var bad error
+	err := poll(ctx, timeout, func(ctx context.Context) (bool, error) {
+		a, err := h.state(ctx, first)
+		if err != nil {
+			return false, err
+		}
+		if a.healthy() && o.firstHealthy.IsZero() {
+			o.firstHealthy = time.Now()
+		}
+		b, err := h.state(ctx, second)
+		if err != nil || !b.Exists {
+			return false, err
+		}
+		o.secondCreated = b.Created
+		if o.firstHealthy.IsZero() {
+			bad = errorf("%s was created while %s was %s", second, first, a)
+		}
+		return true, nil
+	})
+	if bad != nil {
+		return o, bad
+	}
+	return o, err
+}
+
+// checkHooksGateWorkload: the code-location's preflight and migrate pods
+// ran and succeeded, and the Deployment was created after the migrate Job
+// completed.
+func (h *harness) checkHooksGateWorkload(ctx context.Context, t *testing.T, cl, deployment string) {
+	t.Helper()
+	for _, role := range []string{"preflight", "migrate"} {
+		if r, ok := h.lastRun(cl, role); !ok || r.ExitCode != 0 {
+			t.Errorf("%s %s: last run %+v (found %v), want exit 0", cl, role, r, ok)
+		}
+	}
+	job, err := h.kube.BatchV1().Jobs(appNS).Get(ctx, names.MigrateName(cl), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("migrate Job: %v", err)
+	}
+	if job.Status.CompletionTime == nil {
+		t.Fatalf("migrate Job %s has no completion time: %+v", job.Name, job.Status)
+	}
+	d, err := h.kube.AppsV1().Deployments(appNS).Get(ctx, deployment, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Deployment %s: %v", deployment, err)
+	}
+	if d.CreationTimestamp.Before(job.Status.CompletionTime) {
+		t.Errorf("Deployment %s created at %s, before the migrate Job completed at %s", deployment, d.CreationTimestamp, job.Status.CompletionTime)
+	}
+}
+
+// checkDataClaimKept: the block PVC exists and tells Argo CD never to
+// prune or delete it.
+func (h *harness) checkDataClaimKept(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	pvc, err := h.kube.CoreV1().PersistentVolumeClaims(appNS).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("PVC %s: %v", name, err)
+	}
+	opts := pvc.Annotations["argocd.argoproj.io/sync-options"]
+	if !strings.Contains(opts, "Prune=false") || !strings.Contains(opts, "Delete=false") {
+		t.Errorf("PVC %s sync-options = %q, want Prune=false and Delete=false", name, opts)
+	}
+}
+
+// lastRun is the latest Job pod the harness ran for a code-location's role.
+func (h *harness) lastRun(cl, role string) (jobRun, bool) {
+	runs := h.jobs.snapshot()
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].CodeLocation == cl && runs[i].Role == role {
+			return runs[i], true
+		}
+	}
+	return jobRun{}, false
+}
+
+// deploymentExists reports whether the Deployment exists.
+func (h *harness) deploymentExists(ctx context.Context, name string) (bool, error) {
+	_, err := h.kube.AppsV1().Deployments(appNS).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -1,0 +1,198 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/codeloc/codeloc/internal/names"
+)
+
+// TestDependencyNotReady: mediawatch pushes a revision with ready: false,
+// which codeloc refuses to render, so mediawatch's Application is no
+// longer Synced+Healthy; citation's next sync fails in preflight naming
+// mediawatch, and recovers once mediawatch is ready again.
+func TestDependencyNotReady(t *testing.T) {
+	h := need(t)
+	ctx := context.Background()
+	if err := h.editAtlas("mediawatch: not ready", "mediawatch/code-location.manifest.yaml", replace("ready: true", "ready: false")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.waitRefreshed(ctx, "mediawatch", stepTimeout, "refused", func(s appState) bool {
+		return s.condition("ComparisonError") != ""
+	}); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	// A change of citation makes it sync again (its preflight runs at sync).
+	if err := h.editAtlas("citation: touch", "citation/kustomization.yaml", replace("CITATION_MARTS_SOURCE=mediawatch", "CITATION_MARTS_SOURCE=mediawatch-v2")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.waitRefreshed(ctx, "citation", stepTimeout, "failing its preflight", func(appState) bool {
+		r, ok := h.lastRun("citation", "preflight")
+		return ok && r.Start.After(since) && r.ExitCode != 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ := h.lastRun("citation", "preflight")
+	t.Logf("preflight said: %s; citation: %s", run.Message, s)
+	if !strings.Contains(run.Message, "mediawatch") {
+		t.Errorf("preflight message %q does not name mediawatch", run.Message)
+	}
+	if err := h.editAtlas("mediawatch: ready", "mediawatch/code-location.manifest.yaml", replace("ready: false", "ready: true")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.waitRefreshed(ctx, "citation", stepTimeout, "Synced and Healthy", appState.healthy); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// migration002 is citation's second migration.
+const migration002 = "CREATE TABLE IF NOT EXISTS citations (id bigint PRIMARY KEY, researcher bigint REFERENCES researchers(id));\n"
+
+// TestNewRevision: a commit with a new revision, image tag and a second
+// migration syncs; the preflight Job is recreated, 002 is applied once,
+// and a re-sync applies nothing.
+//
+// The push waits until citation's previous operation has ended. Seen with
+// Argo CD v2.14.21: a commit refreshed while an earlier (retried) sync is
+// still running is then treated as "already attempted" (revisionUpdated
+// false with manifest-generate-paths), and auto-sync takes the self-heal
+// path: a selective sync of the OutOfSync resources only, which runs no
+// hook, so the Deployment moved to the new image without migration 002.
+func TestNewRevision(t *testing.T) {
+	h := need(t)
+	ctx := context.Background()
+	if _, err := h.waitIdle(ctx, "citation"); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	files := map[string]string{"citation/migrations/002-citations.sql": migration002}
+	for name, edit := range map[string]func(string) string{
+		"citation/code-location.manifest.yaml": func(s string) string {
+			s = strings.Replace(s, "revision: a3f9c1d", "revision: b4d0e2f", 1)
+			return strings.Replace(s, "migrations: [001-researchers-hnsw.sql]", "migrations: [001-researchers-hnsw.sql, 002-citations.sql]", 1)
+		},
+		"citation/kustomization.yaml": replace("newTag: a3f9c1d", "newTag: b4d0e2f"),
+		"citation/deployment.yaml":    replace("citation-dagster:a3f9c1d", "citation-dagster:b4d0e2f"),
+	} {
+		text, err := h.atlas.read(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = edit(text)
+	}
+	if err := h.atlas.push("citation: b4d0e2f with 002", files); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.waitRefreshed(ctx, "citation", stepTimeout, "deployed at b4d0e2f", func(s appState) bool {
+		r, ok := h.lastRun("citation", "migrate")
+		return s.healthy() && ok && r.Start.After(since) && h.deploymentImage(ctx, "citation-dagster") == "registry:80/citation-dagster:b4d0e2f"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := h.lastRun("citation", "preflight"); !r.Start.After(since) || r.ExitCode != 0 {
+		t.Errorf("preflight not re-run for the new revision: %+v", r)
+	}
+	h.checkLedger(ctx, t, "citation", "001-researchers-hnsw.sql,002-citations.sql")
+	h.resyncAppliesNothing(ctx, t, "citation")
+}
+
+func (h *harness) deploymentImage(ctx context.Context, name string) string {
+	d, err := h.kube.AppsV1().Deployments(appNS).Get(ctx, name, metav1.GetOptions{})
+	if err != nil || len(d.Spec.Template.Spec.Containers) == 0 {
+		return ""
+	}
+	return d.Spec.Template.Spec.Containers[0].Image
+}
+
+func (h *harness) checkLedger(ctx context.Context, t *testing.T, cl, want string) {
+	t.Helper()
+	files, err := h.ledger(ctx, cl)
+	if err != nil || strings.Join(files, ",") != want {
+		t.Errorf("ledger of %s = %v (err %v), want %s", cl, files, err, want)
+	}
+}
+
+// resyncAppliesNothing makes the code-location sync again (a commit to its
+// folder, so that auto-sync runs a full sync): the migrate Job runs again
+// and the ledger is unchanged. A sync started by setting the Application's
+// operation was tried first: Argo CD v2.14.21 deleted the hooks
+// (BeforeHookCreation) and ended the operation "successfully synced (no
+// more tasks)" without creating them again.
+func (h *harness) resyncAppliesNothing(ctx context.Context, t *testing.T, cl string) {
+	t.Helper()
+	if _, err := h.waitIdle(ctx, cl); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	if err := h.editAtlas(cl+": re-sync", cl+"/kustomization.yaml", replace("DAGSTER_CODE_LOCATION="+cl, "DAGSTER_CODE_LOCATION="+cl+"-resync")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.waitRefreshed(ctx, cl, stepTimeout, "re-synced", func(s appState) bool {
+		r, ok := h.lastRun(cl, "migrate")
+		return ok && r.Start.After(since) && s.OpPhase == "Succeeded" && s.healthy()
+	}); err != nil {
+		h.dumpJobs(ctx, t, since)
+		t.Fatal(err)
+	}
+	r, _ := h.lastRun(cl, "migrate")
+	t.Logf("re-sync migrate said: %s", r.Message)
+	h.checkLedger(ctx, t, cl, "001-researchers-hnsw.sql,002-citations.sql")
+}
+
+// TestRemoval: removing citation's (and quotes') Application from
+// cluster/apps prunes their workloads; citation-data stays.
+func TestRemoval(t *testing.T) {
+	h := need(t)
+	ctx := context.Background()
+	if err := h.pushApplications(ctx, "mediawatch"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.waitRefreshed(ctx, "citation", stepTimeout, "deleted", func(s appState) bool { return !s.Exists }); err != nil {
+		t.Fatal(err)
+	}
+	err := poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
+		ok, err := h.deploymentExists(ctx, "citation-dagster")
+		return !ok, err
+	})
+	if err != nil {
+		t.Errorf("citation-dagster not pruned: %v", err)
+	}
+	_, err = h.kube.CoreV1().PersistentVolumeClaims(appNS).Get(ctx, "citation-data", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		t.Errorf("citation-data was deleted with its Application")
+	} else if err != nil {
+		t.Error(err)
+	}
+}
+
+// dumpJobs logs the Jobs, their pods and the harness's runs, for a failure.
+func (h *harness) dumpJobs(ctx context.Context, t *testing.T, since time.Time) {
+	t.Helper()
+	t.Logf("since %s", since.Format(time.RFC3339Nano))
+	jobs, _ := h.kube.BatchV1().Jobs(appNS).List(ctx, metav1.ListOptions{})
+	for _, j := range jobs.Items {
+		t.Logf("job %s created %s uid %s succeeded %d", j.Name, j.CreationTimestamp, j.UID, j.Status.Succeeded)
+	}
+	pods, _ := h.kube.CoreV1().Pods(appNS).List(ctx, metav1.ListOptions{LabelSelector: names.LabelJob})
+	for _, p := range pods.Items {
+		t.Logf("pod %s created %s node %q phase %s anno %v", p.Name, p.CreationTimestamp, p.Spec.NodeName, p.Status.Phase, p.Annotations)
+	}
+	for _, r := range h.jobs.snapshot() {
+		t.Logf("run %s %s %s start %s exit %d", r.Pod, r.CodeLocation, r.Role, r.Start.Format(time.RFC3339Nano), r.ExitCode)
+	}
+}
+
+// waitIdle waits until the Application's last operation ended 2 s ago or
+// more (see TestNewRevision for why).
+func (h *harness) waitIdle(ctx context.Context, name string) (appState, error) {
+	return h.waitApp(ctx, name, stepTimeout, "idle", func(s appState) bool {
+		return s.OpPhase != "Running" && s.OpPhase != "Terminating" && time.Since(s.OpFinished) > 2*time.Second
+	})
+}

@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5"
+	"sigs.k8s.io/yaml"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
+)
+
+// The contract's database and the credentials Secret the harness creates.
+const (
+	dbName       = "pgvector"
+	dbSecretName = "pgvector-pg-auth"
+	bucketName   = "atlas-datalake"
+)
+
+// installClusterObjects writes the contract and creates what the platform
+// provides: namespaces, the preflight RBAC of sidecar/install, the
+// database credentials, the ObjectBucketClaim CRD and a Bound claim.
+func (h *harness) installClusterObjects(ctx context.Context) error {
+	var err error
+	if h.healthLua, err = loadHealthLua(); err != nil {
+		return err
+	}
+	if err := h.writeContract(); err != nil {
+		return err
+	}
+	if err := h.applyYAML(ctx, "", namespacesYAML); err != nil {
+		return err
+	}
+	if err := h.applyFile(ctx, appNS, "../sidecar/install/preflight-rbac.yaml"); err != nil {
+		return err
+	}
+	if err := h.env.InstallCRDsContext(ctx, kubetest.CRDObjectBucketClaim); err != nil {
+		return err
+	}
+	return h.applyYAML(ctx, appNS, platformObjectsYAML)
+}
+
+const namespacesYAML = `apiVersion: v1
+kind: Namespace
+metadata: {name: argocd}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: dagster}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: rook-ceph}
+`
+
+// platformObjectsYAML: the database role's Secret (trust authentication:
+// the password is not checked) and the platform's bucket, Bound.
+const platformObjectsYAML = `apiVersion: v1
+kind: Secret
+metadata: {name: ` + dbSecretName + `}
+stringData: {username: postgres, password: e2e}
+---
+apiVersion: objectbucket.io/v1alpha1
+kind: ObjectBucketClaim
+metadata: {name: ` + bucketName + `}
+spec:
+  storageClassName: rook-ceph-datalake
+  generateBucketName: atlas-datalake
+  additionalConfig: {maxSize: 500Gi}
+status: {phase: Bound}
+`
+
+// writeContract writes the example contract of sidecar/install with the
+// harness's database (127.0.0.1, no TLS) and one more declarable secret.
+func (h *harness) writeContract() error {
+	data, err := os.ReadFile("../sidecar/install/contract.yaml")
+	if err != nil {
+		return err
+	}
+	var c map[string]any
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("contract.yaml: %w", err)
+	}
+	dbs, _ := c["databases"].([]any)
+	if len(dbs) == 0 {
+		return fmt.Errorf("contract.yaml declares no database")
+	}
+	db := dbs[0].(map[string]any)
+	db["host"], db["port"], db["sslMode"], db["dbname"] = "127.0.0.1", h.pgPort, "disable", dbName
+	secrets, _ := c["secrets"].([]any)
+	c["secrets"] = append(secrets, map[string]any{"name": lateSecret, "description": "e2e: declared, created late"})
+	out, err := yaml.Marshal(c)
+	if err != nil {
+		return err
+	}
+	h.contractFile = filepath.Join(h.dir, "contract.yaml")
+	return os.WriteFile(h.contractFile, out, 0o644)
+}
+
+// sql runs statements on database db as the superuser.
+func (h *harness) sql(ctx context.Context, db, stmt string) error {
+	conn, err := h.connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, stmt)
+	return err
+}
+
+func (h *harness) connect(ctx context.Context, db string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(h.pgURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Database = db
+	return pgx.ConnectConfig(ctx, cfg)
+}
+
+// ledger returns the migration files the ledger records for a
+// code-location, in order.
+func (h *harness) ledger(ctx context.Context, codeLocation string) ([]string, error) {
+	conn, err := h.connect(ctx, dbName)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT to_regclass('codeloc_schema_migrations') IS NOT NULL").Scan(&exists); err != nil || !exists {
+		return nil, err
+	}
+	rows, err := conn.Query(ctx, "SELECT name FROM codeloc_schema_migrations WHERE code_location = $1 ORDER BY name", codeLocation)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
