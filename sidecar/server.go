@@ -197,6 +197,11 @@ func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([
 		return nil, status.Error(codes.Internal, "codeloc: "+err.Error())
 	}
 	rec.outcome, rec.objects = OutcomeOK, len(manifests)
+	// Warnings never reach Argo CD's error text (there is none on
+	// success): the operator reads them in the sidecar's log.
+	for _, w := range res.Warnings {
+		s.log.Warn("render warning", "app", rec.app.Name, "problem", w.String())
+	}
 	return manifests, nil
 }
 
