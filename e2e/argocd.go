@@ -119,7 +119,7 @@ func (h *harness) startRedis(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.waitReady(ctx, 30*time.Second, func(context.Context) bool { return tcpOpen(h.redisAddr) })
+	return p.WaitFor(ctx, 30*time.Second, func(context.Context) bool { return tcpOpen(h.redisAddr) })
 }
 
 // startRepoServer runs Argo CD's repo-server, which finds codeloc's plugin
@@ -141,7 +141,7 @@ func (h *harness) startRepoServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.waitReady(ctx, time.Minute, func(context.Context) bool { return tcpOpen(h.repoServerAddr) })
+	return p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(h.repoServerAddr) })
 }
 
 // startApplicationController runs Argo CD's application-controller,
@@ -160,7 +160,7 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(metrics)
-	return p.waitReady(ctx, time.Minute, func(context.Context) bool { return tcpOpen(addr) })
+	return p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(addr) })
 }
 
 // waitForResource waits until the API server serves gvr (a new CRD).

@@ -51,7 +51,7 @@ func (h *harness) startControllerManager(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.waitReady(ctx, time.Minute, func(ctx context.Context) bool {
+	return p.WaitFor(ctx, time.Minute, func(ctx context.Context) bool {
 		_, err := h.kube.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 		return err == nil // the serviceaccount controller runs
 	})
@@ -86,7 +86,7 @@ func (h *harness) startKWOK(ctx context.Context, nodes int) error {
 			return err
 		}
 	}
-	return p.waitReady(ctx, 2*time.Minute, func(ctx context.Context) bool { return h.nodesReady(ctx, nodes) })
+	return p.WaitFor(ctx, 2*time.Minute, func(ctx context.Context) bool { return h.nodesReady(ctx, nodes) })
 }
 
 func (h *harness) createNode(ctx context.Context, name string) error {

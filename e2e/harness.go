@@ -146,7 +146,7 @@ func (h *harness) stopAll() {
 	procs := h.procs
 	h.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
-		procs[i].stop()
+		procs[i].Stop()
 	}
 	if h.env != nil {
 		h.env.Stop()
@@ -241,7 +241,7 @@ func (h *harness) startSidecar(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.waitReady(ctx, 30*time.Second, func(ctx context.Context) bool {
+	return p.WaitFor(ctx, 30*time.Second, func(ctx context.Context) bool {
 		return httpOK(ctx, h.sidecarMetrics+"/healthz")
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
@@ -71,7 +72,7 @@ func TestSecretKeys(t *testing.T) {
 			want: []string{`secret-missing dependsOn.secrets[0]: secret "pgvector-pg-auth" does not exist in namespace "{{ns}}"`}},
 		{name: "keys of an undeclared secret are not read", keys: ptr(`{"other":["token"]}`), secret: []string{"username"}},
 		{name: "malformed keys file", keys: ptr(`["password"]`), secret: []string{"username"},
-			want: []string{`{{dir}}/` + preflight.SecretKeysFile + `: file-unreadable: the secret keys the pods read cannot be loaded: json: cannot unmarshal array`}},
+			want: []string{`{{dir}}/` + names.SecretKeysFile + `: file-unreadable: the secret keys the pods read cannot be loaded: json: cannot unmarshal array`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +80,7 @@ func TestSecretKeys(t *testing.T) {
 			w := newWorld(t, env, nil)
 			files := map[string]string{validate.ManifestFile: declarationYAML, render.ContractKey: w.subst(contractYAML)}
 			if tc.keys != nil {
-				files[preflight.SecretKeysFile] = *tc.keys
+				files[names.SecretKeysFile] = *tc.keys
 			}
 			w.decl, w.con, _ = writeInputs(t, files)
 			s := good()
@@ -131,8 +132,8 @@ func TestRenderedSecretKeysReachThePreflight(t *testing.T) {
 			rbac += "---\n" + doc
 		}
 	}
-	if files[preflight.SecretKeysFile] == "" {
-		t.Fatalf("the rendered inputs have no %s: %v", preflight.SecretKeysFile, files)
+	if files[names.SecretKeysFile] == "" {
+		t.Fatalf("the rendered inputs have no %s: %v", names.SecretKeysFile, files)
 	}
 	for _, tt := range []struct {
 		name   string

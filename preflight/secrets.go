@@ -15,13 +15,6 @@ import (
 	"github.com/codeloc/codeloc/validate"
 )
 
-// SecretKeysFile is the file, next to the declaration, that lists the keys
-// the pods read from each declared secret: a JSON object of key lists, as
-// render writes it into the preflight's inputs (names.SecretKeysFile). A
-// render that found none, an older render and a code-location folder have
-// no such file: then only the secrets' presence is checked.
-const SecretKeysFile = names.SecretKeysFile
-
 // secrets checks that every declared secret exists and holds the keys the
 // pods read. A secret whose keys matter is read whole, as the Role allows
 // (RBAC cannot grant metadata alone), and only its key names are kept:
@@ -111,12 +104,15 @@ func (ck *checker) secretKeyHint(name string, has map[string]bool) string {
 	return fmt.Sprintf("%s holds %s: have the platform add the key, or read one it holds (secretKeyRef key, volume items), then let the sync retry", name, keys)
 }
 
-// loadSecretKeys reads SecretKeysFile beside the declaration, if any.
+// loadSecretKeys reads names.SecretKeysFile beside the declaration, if
+// any: the render writes it into the preflight's inputs; a render that
+// found no keys, an older render and a code-location folder have none, and
+// then only the secrets' presence is checked.
 func loadSecretKeys(d *validate.Declaration) (map[string][]string, *validate.Problem) {
 	if d.File == "" {
 		return nil, nil
 	}
-	file := filepath.Join(filepath.Dir(d.File), SecretKeysFile)
+	file := filepath.Join(filepath.Dir(d.File), names.SecretKeysFile)
 	data, err := readFollowing(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -21,7 +21,7 @@ import (
 // plugins, no Helm, and nothing remote (checked before the build, since
 // kustomize would otherwise clone or download). It returns the objects and,
 // when track is set, where each came from.
-func build(root string, track bool) ([]*yaml.RNode, map[*yaml.RNode]origin, []patch, validate.Problems) {
+func build(root string, track bool) ([]*yaml.RNode, map[*yaml.RNode]origin, []*patch, validate.Problems) {
 	// Metadata problems do not stop the build: the objects' own problems
 	// are reported with them; remote references and Helm do.
 	scan := scanKustomizations(root)
@@ -39,7 +39,7 @@ func build(root string, track bool) ([]*yaml.RNode, map[*yaml.RNode]origin, []pa
 	if err != nil {
 		return nil, nil, nil, validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the folder"}}
 	}
-	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), deprecated: scan.deprecated}
+	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), deprecated: scan.deprecated, read: scan.files}
 	if track {
 		fs.rootFile = absFile
 	}
@@ -80,7 +80,7 @@ func kustomizationFile(root string) string {
 // every reference kustomize would fetch (git clones, http files) and Helm
 // inflation. Local bases are followed; kustomize itself enforces the root.
 func scanKustomizations(root string) *scanner {
-	s := &scanner{seen: map[string]bool{}, root: realPath(root), deprecated: map[string]bool{}}
+	s := &scanner{seen: map[string]bool{}, root: realPath(root), deprecated: map[string]bool{}, files: map[string][]byte{}}
 	s.scan(root)
 	return s
 }
@@ -94,7 +94,21 @@ type scanner struct {
 	// deprecated fields; vars says one uses vars (see runQuietly).
 	deprecated map[string]bool
 	vars       bool
-	patches    []patch
+	patches    []*patch
+	// files holds what the scan read, by absolute path: the build reads
+	// the same bytes from it instead of from the disk again (originFS).
+	files map[string][]byte
+}
+
+// read reads file once for the scan and the build.
+func (s *scanner) read(file string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err == nil {
+		if abs, aerr := filepath.Abs(file); aerr == nil {
+			s.files[abs] = data
+		}
+	}
+	return data, err
 }
 
 // pathFields are the kustomization fields holding lists of paths or URLs.
@@ -109,7 +123,7 @@ func (s *scanner) scan(dir string) {
 	if s.linksOutside(file, nil, "", file) {
 		return
 	}
-	data, err := os.ReadFile(file)
+	data, err := s.read(file)
 	if err != nil {
 		return // kustomize reports it, with its own words
 	}

@@ -21,9 +21,6 @@ const (
 	DeclarationMount = "/etc/codeloc/declaration"
 	MigrationsMount  = "/etc/codeloc/migrations"
 	ContractKey      = "contract.yaml"
-	// SecretKeysKey holds the keys the pods read from each declared
-	// secret (names.SecretKeysFile).
-	SecretKeysKey = names.SecretKeysFile
 )
 
 // Hook waves inside PreSync: RBAC and inputs, preflight, SQL, migration.
@@ -127,7 +124,7 @@ func (in *instance) preflightInputs() m {
 	if len(in.secretKeys) > 0 {
 		// Strings only, so it cannot fail; map keys come out sorted.
 		keys, _ := json.Marshal(in.secretKeys)
-		data[SecretKeysKey] = string(keys)
+		data[names.SecretKeysFile] = string(keys)
 	}
 	return m{
 		"apiVersion": "v1", "kind": "ConfigMap",

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	sigsjson "sigs.k8s.io/json"
@@ -27,7 +28,7 @@ type instance struct {
 	badMetadata map[string]bool
 	// patches are the kustomizations' patches, to say which changed an
 	// object.
-	patches []patch
+	patches []*patch
 	// secretKeys are the keys the pods read from each declared secret
 	// (checkConsumption): the preflight checks they exist.
 	secretKeys map[string][]string
@@ -70,7 +71,7 @@ func (in *instance) place(p *validate.Problem, o *yaml.RNode, field string) {
 		}
 	case org.configuredIn != "":
 		p.File = org.configuredIn
-		p.Message += fmt.Sprintf(" (made by the %s of %s)", org.generator, baseName(org.configuredIn))
+		p.Message += fmt.Sprintf(" (made by the %s of %s)", org.generator, filepath.Base(org.configuredIn))
 		if kust := in.sources.documents(org.configuredIn); len(kust) == 1 {
 			p.Line, p.Column = generatorPos(kust[0], org.generator, o.GetName())
 		}

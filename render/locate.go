@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -158,5 +157,3 @@ func generatorPos(kust *yaml.RNode, generator, name string) (int, int) {
 	}
 	return line, col
 }
-
-func baseName(file string) string { return filepath.Base(file) }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -16,7 +15,7 @@ import (
 // shapes into valid ones (labels: [1, 2] comes out as the label 1: "2"),
 // so that the mistake would otherwise never be seen.
 func (s *scanner) checkMetadataFile(file string) {
-	data, err := os.ReadFile(file)
+	data, err := s.read(file)
 	if err != nil || len(data) > maxSourceBytes {
 		return // kustomize reports it, with its own words
 	}

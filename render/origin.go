@@ -27,16 +27,21 @@ type originFS struct {
 	rootFile string // the root kustomization, absolute; "" = no origins
 	// deprecated kustomizations are served fixed (see noteDeprecated).
 	deprecated map[string]bool
+	// read holds the files the scan read already, by absolute path.
+	read map[string][]byte
 }
 
 // ReadFile reads path; the root kustomization comes back with its
 // buildMetadata extended.
 func (f originFS) ReadFile(path string) ([]byte, error) {
-	data, err := f.FileSystem.ReadFile(path)
-	if err != nil {
-		return data, err
-	}
 	abs, _ := filepath.Abs(path)
+	data, ok := f.read[abs]
+	if !ok {
+		var err error
+		if data, err = f.FileSystem.ReadFile(path); err != nil {
+			return data, err
+		}
+	}
 	if f.deprecated[abs] {
 		if fixed, ok := fixKustomization(data); ok {
 			data = fixed

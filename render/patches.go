@@ -9,22 +9,34 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// patch is one patch of a kustomization and the objects it targets.
+// patch is one patch of a kustomization. What it targets is read only when
+// a problem is placed (targets), so that a render without problems reads no
+// patch file twice.
 type patch struct {
 	file, field string // kustomization file and "patches[1]"
-	kind, name  string // the target ("" = any)
+	dir         string
+	item        *yaml.RNode
+	resolved    bool
+	kind, name  string // the target ("" = any), once resolved
 }
 
-// notePatches records the patches of a kustomization: patches[] (target
-// or the patch's own kind and name) and patchesStrategicMerge[].
+// notePatches records the patches of a kustomization: patches[],
+// patchesStrategicMerge[] and patchesJson6902[].
 func (s *scanner) notePatches(dir, file string, node *yaml.RNode) {
 	for _, f := range []string{"patches", "patchesStrategicMerge", "patchesJson6902"} {
 		for i, item := range sequence(node, f) {
-			p := patch{file: file, field: fmt.Sprintf("%s[%d]", f, i)}
-			p.kind, p.name = patchTarget(dir, item)
-			s.patches = append(s.patches, p)
+			s.patches = append(s.patches, &patch{file: file, field: fmt.Sprintf("%s[%d]", f, i), dir: dir, item: item})
 		}
 	}
+}
+
+// target resolves and returns what the patch names.
+func (p *patch) target() (kind, name string) {
+	if !p.resolved {
+		p.kind, p.name = patchTarget(p.dir, p.item)
+		p.resolved = true
+	}
+	return p.kind, p.name
 }
 
 // patchTarget is what a patch entry names: its target, else the kind and
@@ -58,7 +70,8 @@ func patchTarget(dir string, item *yaml.RNode) (string, string) {
 func (in *instance) patchedBy(o *yaml.RNode) string {
 	var by string
 	for _, p := range in.patches {
-		if (p.kind == "" || p.kind == o.GetKind()) && (p.name == "" || strings.Contains(o.GetName(), p.name)) {
+		kind, name := p.target()
+		if (kind == "" || kind == o.GetKind()) && (name == "" || strings.Contains(o.GetName(), name)) {
 			if by != "" {
 				by += ", "
 			}

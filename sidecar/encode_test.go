@@ -7,9 +7,11 @@ import (
 	"github.com/argoproj/gitops-engine/pkg/utils/kube"
 	gocmp "github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/render"
 )
 
-// TestEncodeJSON checks that encodeJSON gives what Argo CD's repo-server
+// TestEncodeJSON checks that render.AppendJSON gives what Argo CD's repo-server
 // read from the sidecar before: the object's YAML (kyaml's String), split
 // and converted to JSON by gitops-engine's SplitYAMLToString, as the stock
 // cmp-server does with a command's output.
@@ -70,7 +72,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := encodeJSON(nil, rn.YNode())
+			got, err := render.AppendJSON(nil, rn.YNode())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,13 +91,13 @@ spec:
 			must(t, json.Unmarshal([]byte(old[0]), &want))
 			must(t, json.Unmarshal(got, &have))
 			if diff := gocmp.Diff(want, have); diff != "" {
-				t.Errorf("encodeJSON differs from YAML through SplitYAMLToString (-old +new):\n%s\nnew: %s", diff, got)
+				t.Errorf("AppendJSON differs from YAML through SplitYAMLToString (-old +new):\n%s\nnew: %s", diff, got)
 			}
 		})
 	}
 }
 
-// TestEncodeJSONYAML12 pins where encodeJSON reads a scalar as YAML 1.2
+// TestEncodeJSONYAML12 pins where render.AppendJSON reads a scalar as YAML 1.2
 // (as kustomize and the render's own checks read it), where converting the
 // YAML output with YAML 1.1 rules did not: yes/no/on/off/y/n are strings,
 // an empty value is null.
@@ -112,39 +114,9 @@ func TestEncodeJSONYAML12(t *testing.T) {
 	for _, tt := range tests {
 		rn, err := yaml.Parse(tt.doc)
 		must(t, err)
-		got, err := encodeJSON(nil, rn.YNode())
+		got, err := render.AppendJSON(nil, rn.YNode())
 		if err != nil || string(got) != tt.want {
 			t.Errorf("%q: %s (%v), want %s", tt.doc, got, err, tt.want)
-		}
-	}
-}
-
-// TestAppendString checks appendString against encoding/json.
-func TestAppendString(t *testing.T) {
-	for _, s := range []string{"", "plain", `q"b\s`, "\x00\x01\n\r\t\x1f\x7f", "é☃𝄞", "\u2028\u2029", "bad \xff utf8 \xc3", "<>&"} {
-		want, _ := json.Marshal(s)
-		var w string
-		must(t, json.Unmarshal(want, &w))
-		got := appendString(nil, s)
-		var g string
-		if err := json.Unmarshal(got, &g); err != nil {
-			t.Errorf("%q: %s is not a JSON string: %v", s, got, err)
-			continue
-		}
-		if g != w {
-			t.Errorf("%q: decodes to %q, want %q", s, g, w)
-		}
-	}
-}
-
-// TestIsJSONNumber checks the number grammar.
-func TestIsJSONNumber(t *testing.T) {
-	for s, want := range map[string]bool{
-		"0": true, "-0": true, "12": true, "1.5": true, "1e3": true, "1E+3": true, "-2.5e-3": true,
-		"": false, "-": false, "01": false, "1.": false, ".5": false, "+1": false, "0x1F": false, "1e": false, "1_000": false, "Inf": false,
-	} {
-		if got := isJSONNumber(s); got != want {
-			t.Errorf("isJSONNumber(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

@@ -206,13 +206,13 @@ func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([
 }
 
 // encodeObjects encodes each object as one JSON document, as the stock
-// cmp-server answers (encodeJSON), through one growing buffer.
+// cmp-server answers (render.AppendJSON), through one growing buffer.
 func encodeObjects(objects []*yaml.RNode) ([]string, error) {
 	manifests := make([]string, len(objects))
 	var buf []byte
 	for i, o := range objects {
 		var err error
-		if buf, err = encodeJSON(buf[:0], o.YNode()); err != nil {
+		if buf, err = render.AppendJSON(buf[:0], o.YNode()); err != nil {
 			return nil, fmt.Errorf("encoding %s/%s: %w", o.GetKind(), o.GetName(), err)
 		}
 		manifests[i] = string(buf)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -176,18 +175,13 @@ func TestInvalidFixtures(t *testing.T) {
 
 // stockLines is what the stock cmp-server shows instead of a fixture's
 // expected lines: its discovery rejects a folder without the declaration
-// before codeloc runs, and Argo CD's own unpacking rewrites each symbolic
-// link to the path it resolves to (codeloc-sidecar keeps the link as
-// committed).
+// before codeloc runs.
 func stockLines(name, want string) string {
 	if name == "missing-manifest" {
 		return `couldn't find cmp-server plugin with name "codeloc-v1" supporting the given repository`
 	}
-	return linkTarget.ReplaceAllString(want, "is a symbolic link to $2, which resolves to $2,")
+	return want
 }
-
-// linkTarget finds a link-outside message's committed and resolved targets.
-var linkTarget = regexp.MustCompile(`is a symbolic link to (\S+), which resolves to (\S+),`)
 
 // TestInvalidFixturesGeneratePaths sends only the Application's folder, as
 // with manifest-generate-paths: ".", to the sidecar: messages still show

@@ -56,7 +56,7 @@ type Env struct {
 	// StartTime is how long the start took, until /readyz answered ok.
 	StartTime time.Duration
 
-	etcd, apiserver *process
+	etcd, apiserver *Process
 	dyn             dynamic.Interface
 	mapper          *mapper
 	stopOnce        sync.Once
@@ -107,8 +107,8 @@ func New(ctx context.Context) (*Env, error) {
 // Stop kills the processes and removes Dir. It is safe to call twice.
 func (e *Env) Stop() {
 	e.stopOnce.Do(func() {
-		e.apiserver.stop()
-		e.etcd.stop()
+		e.apiserver.Stop()
+		e.etcd.Stop()
 		if os.Getenv(EnvKeep) == "" {
 			_ = os.RemoveAll(e.Dir)
 		}

@@ -13,8 +13,10 @@ import (
 	"time"
 )
 
-// process is a child process with its log file.
-type process struct {
+// Process is a long-lived child process of a test harness, with its log
+// file: this package's etcd and kube-apiserver, and the e2e harness's
+// components.
+type Process struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
@@ -22,20 +24,24 @@ type process struct {
 	err  error
 }
 
-// startProcess starts bin with args, stdout and stderr going to logFile.
-func startProcess(name, bin, logFile string, args ...string) (*process, error) {
+// StartProcess starts bin with args, stdout and stderr going to logFile,
+// with env as its whole environment (nil: this process's). On Linux it
+// gets its own process group, which Stop signals whole, and dies with the
+// test binary.
+func StartProcess(name, bin, logFile string, env []string, args ...string) (*Process, error) {
 	f, err := os.Create(logFile)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
+	p := &Process{name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		f.Close()
@@ -44,8 +50,8 @@ func startProcess(name, bin, logFile string, args ...string) (*process, error) {
 	return p, nil
 }
 
-// exited reports whether the process has ended.
-func (p *process) exited() bool {
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -54,22 +60,22 @@ func (p *process) exited() bool {
 	}
 }
 
-// stop sends SIGTERM, then SIGKILL after a grace period, and waits.
-func (p *process) stop() {
-	if p == nil || p.exited() {
+// Stop sends SIGTERM, then SIGKILL after a grace period, and waits.
+func (p *Process) Stop() {
+	if p == nil || p.Exited() {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	signalProcess(p.cmd, syscall.SIGTERM)
 	select {
 	case <-p.done:
 	case <-time.After(5 * time.Second):
-		_ = p.cmd.Process.Kill()
+		signalProcess(p.cmd, syscall.SIGKILL)
 		<-p.done
 	}
 }
 
-// tail returns the last n lines of the log, for error messages.
-func (p *process) tail(n int) string {
+// Tail returns the last n lines of the log, for error messages.
+func (p *Process) Tail(n int) string {
 	data, err := os.ReadFile(p.log)
 	if err != nil {
 		return "(no log: " + err.Error() + ")"
@@ -82,21 +88,21 @@ func (p *process) tail(n int) string {
 }
 
 // failure describes why the process is not usable, with its log tail.
-func (p *process) failure(what error) error {
+func (p *Process) failure(what error) error {
 	state := "still running"
-	if p.exited() {
+	if p.Exited() {
 		state = fmt.Sprintf("exited: %v", p.err)
 	}
-	return fmt.Errorf("%s: %w (%s); last lines of %s:\n%s", p.name, what, state, p.log, indent(p.tail(25)))
+	return fmt.Errorf("%s: %w (%s); last lines of %s:\n%s", p.name, what, state, p.log, indent(p.Tail(25)))
 }
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }
 
-// waitFor polls ready every interval until it returns true, the process
-// exits or the timeout passes.
-func (p *process) waitFor(ctx context.Context, timeout time.Duration, ready func(context.Context) bool) error {
+// WaitFor polls ready every 50 ms until it returns true, the process
+// exits or the timeout passes; the error carries the log's tail.
+func (p *Process) WaitFor(ctx context.Context, timeout time.Duration, ready func(context.Context) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -115,8 +121,8 @@ func (p *process) waitFor(ctx context.Context, timeout time.Duration, ready func
 	}
 }
 
-// freePorts returns n distinct TCP ports free on 127.0.0.1 right now.
-func freePorts(n int) ([]int, error) {
+// FreePorts returns n distinct TCP ports free on 127.0.0.1 right now.
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	var ls []net.Listener
 	defer func() {
@@ -140,7 +146,7 @@ func localURL(scheme string, port int) string {
 }
 
 // logMentionsPortInUse reports whether a failed start was a port race.
-func (p *process) logMentionsPortInUse() bool {
+func (p *Process) logMentionsPortInUse() bool {
 	data, _ := os.ReadFile(p.log)
 	return bytes.Contains(data, []byte("address already in use"))
 }

@@ -47,13 +47,13 @@ func (e *Env) start(ctx context.Context, bins Binaries) error {
 		if err == nil || !errors.Is(err, errPortRace) || attempt == startAttempts {
 			return err
 		}
-		e.apiserver.stop()
-		e.etcd.stop()
+		e.apiserver.Stop()
+		e.etcd.Stop()
 	}
 }
 
 func (e *Env) startOnce(ctx context.Context, bins Binaries, token string, attempt int) error {
-	ports, err := freePorts(3)
+	ports, err := FreePorts(3)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (e *Env) startOnce(ctx context.Context, bins Binaries, token string, attemp
 
 func (e *Env) launchEtcd(bin, clientURL, peerURL string, attempt int) error {
 	data := filepath.Join(e.Dir, "etcd-"+strconv.Itoa(attempt))
-	p, err := startProcess("etcd", bin, filepath.Join(e.Dir, "etcd.log"),
+	p, err := StartProcess("etcd", bin, filepath.Join(e.Dir, "etcd.log"), nil,
 		"--name=kubetest", "--data-dir="+data, "--unsafe-no-fsync",
 		"--listen-client-urls="+clientURL, "--advertise-client-urls="+clientURL,
 		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
@@ -89,10 +89,10 @@ func (e *Env) launchEtcd(bin, clientURL, peerURL string, attempt int) error {
 }
 
 func (e *Env) waitEtcd(ctx context.Context, clientURL string) error {
-	err := e.etcd.waitFor(ctx, etcdReadyTimeout, func(ctx context.Context) bool {
+	err := e.etcd.WaitFor(ctx, etcdReadyTimeout, func(ctx context.Context) bool {
 		return httpOK(ctx, http.DefaultClient, clientURL+"/health", "")
 	})
-	if err != nil && e.etcd.exited() && e.etcd.logMentionsPortInUse() {
+	if err != nil && e.etcd.Exited() && e.etcd.logMentionsPortInUse() {
 		return fmt.Errorf("%w: %w", errPortRace, err)
 	}
 	return err
@@ -100,7 +100,7 @@ func (e *Env) waitEtcd(ctx context.Context, clientURL string) error {
 
 func (e *Env) launchAPIServer(bin, etcdURL string, port int, certDir string) error {
 	saKey := filepath.Join(e.Dir, "sa.key")
-	p, err := startProcess("kube-apiserver", bin, filepath.Join(e.Dir, "kube-apiserver.log"),
+	p, err := StartProcess("kube-apiserver", bin, filepath.Join(e.Dir, "kube-apiserver.log"), nil,
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port), "--cert-dir="+certDir,
@@ -122,10 +122,10 @@ func (e *Env) waitAPIServer(ctx context.Context, host, token string) error {
 	defer tr.CloseIdleConnections()
 	insecure := &http.Client{Transport: tr}
 	p := e.apiserver
-	err := p.waitFor(ctx, apiserverReadyTimeout, func(ctx context.Context) bool {
+	err := p.WaitFor(ctx, apiserverReadyTimeout, func(ctx context.Context) bool {
 		return httpOK(ctx, insecure, host+"/readyz", token)
 	})
-	if err != nil && p.exited() && p.logMentionsPortInUse() {
+	if err != nil && p.Exited() && p.logMentionsPortInUse() {
 		return fmt.Errorf("%w: %w", errPortRace, err)
 	}
 	return err

@@ -1,4 +1,4 @@
-package sidecar
+package render
 
 import (
 	"encoding/json"
@@ -8,28 +8,29 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// encodeJSON writes a rendered object as the JSON document Argo CD's stock
-// cmp-server answers with (it turns the command's YAML into one JSON
-// document per object), straight from the object's YAML node: no YAML
-// emitter and no decoding into maps on the way. Scalars keep the meaning
+// AppendJSON appends a YAML node to buf as JSON: the JSON document Argo
+// CD's stock cmp-server answers with for a rendered object (it turns the
+// command's YAML into one JSON document per object), and what the render's
+// checks decode into the API types. It goes straight from the node: no
+// YAML emitter and no decoding into maps on the way. Scalars keep the meaning
 // their tag gives them, as YAML-to-JSON conversion does: strings and
 // timestamps as JSON strings, integers, floats, booleans and nulls as
 // JSON values (a form that is not already JSON is decoded first); a
 // mapping key is always a JSON string. Tags resolve by YAML 1.2, as
 // kustomize and the render's own checks read them: a plain yes or off is
 // the string it was in the kustomization, not a YAML 1.1 boolean.
-func encodeJSON(buf []byte, n *yaml.Node) ([]byte, error) {
+func AppendJSON(buf []byte, n *yaml.Node) ([]byte, error) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return append(buf, "null"...), nil
 		}
-		return encodeJSON(buf, n.Content[0])
+		return AppendJSON(buf, n.Content[0])
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, fmt.Errorf("alias *%s has no anchor", n.Value)
 		}
-		return encodeJSON(buf, n.Alias)
+		return AppendJSON(buf, n.Alias)
 	case yaml.MappingNode:
 		return encodeMapping(buf, n)
 	case yaml.SequenceNode:
@@ -59,7 +60,7 @@ func encodeMapping(buf []byte, n *yaml.Node) ([]byte, error) {
 		}
 		buf = appendString(buf, k.Value)
 		buf = append(buf, ':')
-		if buf, err = encodeJSON(buf, n.Content[i+1]); err != nil {
+		if buf, err = AppendJSON(buf, n.Content[i+1]); err != nil {
 			return nil, err
 		}
 	}
@@ -73,7 +74,7 @@ func encodeSequence(buf []byte, n *yaml.Node) ([]byte, error) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if buf, err = encodeJSON(buf, c); err != nil {
+		if buf, err = AppendJSON(buf, c); err != nil {
 			return nil, err
 		}
 	}
@@ -191,3 +192,6 @@ func appendString(buf []byte, s string) []byte {
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
+
+// nodeJSON is n as a JSON document.
+func nodeJSON(n *yaml.Node) ([]byte, error) { return AppendJSON(nil, n) }
