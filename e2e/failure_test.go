@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/codeloc/codeloc/internal/names"
 )
 
 // TestPreflightFailsThenRecovers: a new code-location (quotes, a copy of
@@ -23,7 +25,10 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 	}
 	failed, err := h.waitRefreshed(ctx, "quotes", stepTimeout, "failing its preflight", func(s appState) bool {
 		r, ok := h.lastRun("quotes", "preflight")
-		return ok && r.ExitCode != 0 && strings.Contains(s.result("Job/quotes-preflight"), "Failed")
+		// While it retries, the operation stays Running and its message is
+		// the failure's, then "Retrying attempt #N".
+		return ok && r.ExitCode != 0 && strings.Contains(s.result("Pod/quotes-preflight"), "Failed") &&
+			strings.Contains(s.OpMessage, lateSecret)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -35,14 +40,14 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 		t.Errorf("preflight message %q does not name %s", run.Message, lateSecret)
 	}
 	h.checkTerminationMessage(ctx, t, "quotes", lateSecret)
-	// Argo CD v2.14 reports a failed Job hook with the Job's condition
-	// ("Job has reached the specified backoff limit"), not its pod's
-	// termination message: the one line lives on the pod (checked above).
-	if !strings.Contains(failed.result("Job/quotes-preflight"), "Failed") {
-		t.Errorf("quotes' preflight hook result = %q, want Failed", failed.result("Job/quotes-preflight"))
+	// The preflight is a bare Pod hook: Argo CD reports a failed Pod hook
+	// with its termination message, in the hook's result and in the
+	// operation's message the UI shows.
+	if res := failed.result("Pod/quotes-preflight"); !strings.Contains(res, run.Message) {
+		t.Errorf("quotes' preflight hook result = %q, want the preflight's line %q", res, run.Message)
 	}
-	if !strings.Contains(failed.OpMessage, lateSecret) {
-		t.Logf("Application quotes shows %q, not the preflight's line", failed.OpMessage)
+	if !strings.Contains(failed.OpMessage, run.Message) {
+		t.Errorf("Application quotes shows %q, not the preflight's line %q", failed.OpMessage, run.Message)
 	}
 	h.checkNoDeployment(ctx, t, "quotes-dagster")
 	h.checkRootWaits(ctx, t, "quotes-reader")
@@ -76,18 +81,16 @@ func (h *harness) addQuotes(ctx context.Context) error {
 // (what the kubelet would report) carries want.
 func (h *harness) checkTerminationMessage(ctx context.Context, t *testing.T, cl, want string) {
 	t.Helper()
-	pods, err := h.kube.CoreV1().Pods(appNS).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + cl + "-preflight"})
+	p, err := h.kube.CoreV1().Pods(appNS).Get(ctx, names.PreflightName(cl), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pods.Items {
-		for _, c := range p.Status.ContainerStatuses {
-			if c.State.Terminated != nil && strings.Contains(c.State.Terminated.Message, want) {
-				return
-			}
+	for _, c := range p.Status.ContainerStatuses {
+		if c.State.Terminated != nil && strings.Contains(c.State.Terminated.Message, want) {
+			return
 		}
 	}
-	t.Errorf("no failed %s-preflight pod has a termination message naming %s", cl, want)
+	t.Errorf("the failed %s pod has no termination message naming %s: %+v", p.Name, want, p.Status.ContainerStatuses)
 }
 
 // checkRootWaits: the root's sync is still running (not Failed) and the

@@ -56,7 +56,7 @@ func TestDependencyNotReady(t *testing.T) {
 const migration002 = "CREATE TABLE IF NOT EXISTS citations (id bigint PRIMARY KEY, researcher bigint REFERENCES researchers(id));\n"
 
 // TestNewRevision: a commit with a new revision, image tag and a second
-// migration syncs; the preflight Job is recreated, 002 is applied once,
+// migration syncs; the preflight pod is recreated, 002 is applied once,
 // and a re-sync applies nothing.
 //
 // The push waits until citation's previous operation has ended. Seen with

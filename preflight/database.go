@@ -13,7 +13,7 @@ import (
 	"github.com/codeloc/codeloc/validate"
 )
 
-// DatabaseFromEnv returns the connection the preflight Job describes with
+// DatabaseFromEnv returns the connection the preflight pod describes with
 // the libpq variables (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD,
 // PGSSLMODE...) or DATABASE_URL. It returns nil, nil when none of
 // DATABASE_URL, PGHOST, PGUSER and PGPASSWORD is set: the database check is
@@ -45,10 +45,10 @@ func (ck *checker) database(ctx context.Context) result {
 	}
 	name, path := dbs[0], "dependsOn.database[0]"
 	for _, other := range dbs[1:] {
-		r.note("database %s: not checked (the preflight Job carries the credentials of the first declared database only)", other)
+		r.note("database %s: not checked (the preflight pod carries the credentials of the first declared database only)", other)
 	}
 	if ck.opts.Database == nil {
-		r.note("database %s: not checked (no DATABASE_URL, PGHOST, PGUSER or PGPASSWORD in the environment; the preflight Job sets them)", name)
+		r.note("database %s: not checked (no DATABASE_URL, PGHOST, PGUSER or PGPASSWORD in the environment; the preflight pod sets them)", name)
 		return r
 	}
 	start := time.Now()

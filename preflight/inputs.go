@@ -16,7 +16,7 @@ const maxDeclarationBytes = names.MaxYAMLBytes
 // Load reads dir/code-location.manifest.yaml and the contract at
 // contractPath (required). Unlike validate.LoadDeclaration it follows
 // symbolic links (a mounted ConfigMap's files are links into ..data) and
-// does not read migrations/ (the preflight Job mounts only the declaration
+// does not read migrations/ (the preflight pod mounts only the declaration
 // and the contract). Problems are the decoding problems of either file.
 func Load(dir, contractPath string) (*validate.Declaration, *validate.Contract, validate.Problems) {
 	if contractPath == "" {

@@ -1,6 +1,6 @@
 // Package preflight runs the live checks of a code-location at sync time:
 // the facts that live in the cluster, not in git. It runs in the PreSync
-// preflight Job (`codeloc-jobs preflight`) and from a laptop (`codeloc-jobs
+// preflight pod (`codeloc-jobs preflight`) and from a laptop (`codeloc-jobs
 // validate --live`):
 //
 //   - every declared secret exists (metadata only), and holds the keys the

@@ -200,7 +200,7 @@ func TestNotes(t *testing.T) {
 	w.expect(t, rep)
 	notes := strings.Join(rep.Notes, "\n")
 	for _, want := range []string{
-		"database other: not checked (the preflight Job carries the credentials of the first declared database only)",
+		"database other: not checked (the preflight pod carries the credentials of the first declared database only)",
 		"database pgvector: not checked (no DATABASE_URL, PGHOST, PGUSER or PGPASSWORD in the environment",
 		"capacity storage: contract budgets used (no CephCluster in namespace " + w.ceph + " reports status.ceph.capacity)",
 	} {

@@ -26,7 +26,7 @@ func secretDoc(ns string, keys ...string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: pgvector-pg-auth, namespace: %s}\nstringData: {%s}\n", ns, strings.Join(data, ", "))
 }
 
-// writeInputs writes files into a new folder, as the preflight Job's
+// writeInputs writes files into a new folder, as the preflight pod's
 // ConfigMap volume shows them, and loads them as `codeloc-jobs preflight
 // --dir` does.
 func writeInputs(t *testing.T, files map[string]string) (*validate.Declaration, *validate.Contract, string) {

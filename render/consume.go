@@ -208,7 +208,7 @@ func (b *binding) claimProblem(name string) (string, string) {
 // serviceAccountProblem says why the pods may not run as name.
 func (b *binding) serviceAccountProblem(name string) (string, string) {
 	if cl, ok := strings.CutSuffix(name, names.PreflightName("")); ok && cl != "" {
-		return fmt.Sprintf("ServiceAccount %q is the account of codeloc's preflight Job for code-location %s", name, cl),
+		return fmt.Sprintf("ServiceAccount %q is the account of codeloc's preflight pod for code-location %s", name, cl),
 			"run as default or as a ServiceAccount the code-location ships (not named <name>-preflight): preflight accounts carry codeloc's read grants"
 	}
 	if name == "" || name == "default" || b.serviceAccounts[name] {

@@ -350,7 +350,7 @@ func TestCheckConsumptionMessages(t *testing.T) {
 		{spec: `  volumes: [{name: a, ephemeral: {volumeClaimTemplate: {spec: {}}}}]`,
 			want: `a generic ephemeral volume gives each pod its own PersistentVolumeClaim: block storage the declaration does not name (use an emptyDir (with a sizeLimit) for scratch space, or declare resources.disk and mount citation-data)`},
 		{spec: `  serviceAccountName: mediawatch-preflight`,
-			want: `ServiceAccount "mediawatch-preflight" is the account of codeloc's preflight Job for code-location mediawatch (run as default or as a ServiceAccount the code-location ships (not named <name>-preflight): preflight accounts carry codeloc's read grants)`},
+			want: `ServiceAccount "mediawatch-preflight" is the account of codeloc's preflight pod for code-location mediawatch (run as default or as a ServiceAccount the code-location ships (not named <name>-preflight): preflight accounts carry codeloc's read grants)`},
 		{spec: `  containers: [{name: a, env: [{name: X, valueFrom: {secretKeyRef: {key: password}}}]}]`,
 			want: `the reference names no Secret (set the name: the API server refuses an empty one)`},
 		{spec: `  volumes: [{name: a, persistentVolumeClaim: {claimName: ""}}]`,

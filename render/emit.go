@@ -38,7 +38,7 @@ func (in *instance) emit() ([]*yaml.RNode, error) {
 		in.preflightRole(),
 		in.preflightRoleBinding(),
 		in.preflightInputs(),
-		in.preflightJob(),
+		in.preflightPod(),
 	}
 	if len(in.d.Migrations) > 0 {
 		cm, name := in.migrationsConfigMap()
@@ -133,13 +133,21 @@ func (in *instance) preflightInputs() m {
 	}
 }
 
-func (in *instance) preflightJob() m {
+// preflightPod is a bare Pod hook, not a Job: Argo CD reports a failed
+// Pod hook with its container's termination message (the preflight's one
+// line), and a failed Job hook with the Job's condition only ("Job has
+// reached the specified backoff limit"). Retries come from the
+// Application's sync retry, which runs the whole PreSync phase again.
+func (in *instance) preflightPod() m {
 	name := names.PreflightName(in.d.CodeLocation)
 	args := []any{"preflight", "--dir", DeclarationMount, "--contract", DeclarationMount + "/" + ContractKey}
 	c := in.container("preflight", args, in.databaseEnv(), "declaration", DeclarationMount)
 	pod := in.podSpec(c, "declaration", m{"configMap": m{"name": name}})
 	pod["serviceAccountName"] = name
-	return in.job(name, waveHookPreflight, "preflight", pod)
+	pod["activeDeadlineSeconds"] = in.c.Jobs.ActiveDeadlineSeconds
+	md := in.meta(name, hook(waveHookPreflight))
+	md["labels"].(m)[names.LabelJob] = "preflight"
+	return m{"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": pod}
 }
 
 func (in *instance) migrationsConfigMap() (m, string) {

@@ -1,7 +1,7 @@
 // Package render turns a validated atlas code-location into the final
 // manifests Argo CD applies: it builds the kustomize root in-process, checks
 // the result against policy and adds the objects the cluster orchestrates
-// (PreSync preflight and migration Jobs, bucket references, block PVC, sync
+// (PreSync preflight pod and migration Job, bucket references, block PVC, sync
 // waves, the record ConfigMap).
 package render
 

@@ -89,7 +89,7 @@ type Ceph struct {
 	ReplicaSize int    `json:"replicaSize,omitempty"`
 }
 
-// Jobs configures the PreSync preflight and migration Jobs.
+// Jobs configures the PreSync preflight pod and migration Job.
 type Jobs struct {
 	Image                 string   `json:"image"`
 	BackoffLimit          int      `json:"backoffLimit"`

@@ -35,7 +35,7 @@ func newPreflightCmd() *cobra.Command {
 	lr := liveRun{dir: ".", terminationLog: defaultTerminationLog, timeout: defaultPreflightTimeout, static: true}
 	cmd := &cobra.Command{
 		Use:   "preflight",
-		Short: "Run the live checks of a code-location (the PreSync preflight Job)",
+		Short: "Run the live checks of a code-location (the PreSync preflight pod)",
 		Long: `Preflight checks what only the live cluster knows, before the migration and
 the app run: declared secrets exist and hold the keys the pods read (key
 names only: no value is ever printed), the database answers

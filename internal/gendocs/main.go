@@ -28,7 +28,7 @@ var sources = []source{
 	{"validate", "The declaration, the cluster contract and the files of the code-location, checked at render time (`codeloc render`, `validate`, `generate`, the sidecar).", validate.CodeDocs},
 	{"render", "The kustomize build and the policy on the objects it yields, checked at render time.", render.CodeDocs},
 	{"plugin", "What Argo CD sends the plugin: parameters, env entries, the mounted contract.", plugin.CodeDocs},
-	{"preflight", "The live checks of the PreSync preflight Job (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs.md](jobs.md#preflight-failures).", preflight.CodeDocs},
+	{"preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs.md](jobs.md#preflight-failures).", preflight.CodeDocs},
 	{"appofapps", "`codeloc application`: the dependency graph and the Application template.", appofapps.CodeDocs},
 }
 

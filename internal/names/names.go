@@ -47,7 +47,7 @@ const (
 	LabelCodeLocation = "codeloc.dev/code-location"
 	// LabelRevision carries the declared revision.
 	LabelRevision = "codeloc.dev/revision"
-	// LabelJob tells the preflight Job's pods from the migration Job's.
+	// LabelJob tells the preflight pod from the migration Job's pods.
 	LabelJob = "codeloc.dev/job"
 	// LabelManagedBy is the well-known managed-by label.
 	LabelManagedBy = "app.kubernetes.io/managed-by"
@@ -73,7 +73,7 @@ const (
 // sorted key lists ({"secret": ["key", ...]}), absent when they read none.
 const SecretKeysFile = "consumed-secret-keys.json"
 
-// PreflightName names the preflight Job, its ServiceAccount, Role and
+// PreflightName names the preflight pod, its ServiceAccount, Role and
 // RoleBinding.
 func PreflightName(codeLocation string) string { return codeLocation + "-preflight" }
 

@@ -133,9 +133,15 @@ func TestApplicationHealth(t *testing.T) {
 			"Degraded", []string{"secret pgvector-pg-auth not found"}, ""},
 		{"no status", "", "Progressing", []string{"first reconciliation"}, ""},
 		{"empty status", "status: {}", "Progressing", []string{"first reconciliation"}, ""},
-		{"missing",
-			"status: {health: {status: Missing}, sync: {status: OutOfSync}}",
-			"Missing", []string{"Missing"}, ""},
+		{"missing: nothing deployed yet (a parent ignores a Missing child)",
+			`status:
+  health: {status: Missing}
+  sync: {status: OutOfSync}
+  operationState: {phase: Failed, message: 'one or more synchronization tasks completed unsuccessfully, reason: preflight citation: secret quotes-api-token does not exist'}`,
+			"Progressing", []string{"health Missing, sync OutOfSync", "secret quotes-api-token does not exist"}, ""},
+		{"unknown (a parent ignores an Unknown child)",
+			"status: {health: {status: Unknown}, sync: {status: Unknown}}",
+			"Progressing", []string{"health Unknown, sync Unknown"}, ""},
 		{"suspended",
 			"status: {health: {status: Suspended, message: paused}, sync: {status: Synced}}",
 			"Suspended", []string{"paused"}, ""},

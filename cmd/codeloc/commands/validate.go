@@ -35,7 +35,7 @@ func NewValidateCmd(live LiveFunc) *cobra.Command {
 build, policy) and reports all problems. -o json prints a report with each
 problem's code, path, file, line, column, message and hint.
 
---live then runs the sync-time checks of the preflight Job against a cluster
+--live then runs the sync-time checks of the preflight pod against a cluster
 (--kubeconfig, else in-cluster or the default kubeconfig); it needs the real
 contract (--contract or $CODELOC_CONTRACT), never the embedded example.`,
 		Args: cobra.MaximumNArgs(1),
