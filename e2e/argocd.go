@@ -198,10 +198,14 @@ func (h *harness) application(ctx context.Context, name string) (*unstructured.U
 	return app, err
 }
 
+// refreshAnnotation asks Argo CD for a refresh ("normal" or "hard"); the
+// controller removes it once done.
+const refreshAnnotation = "argocd.argoproj.io/refresh"
+
 // refresh asks Argo CD to compare the Application again now (the
 // argocd.argoproj.io/refresh annotation), rather than at the next resync.
 func (h *harness) refresh(ctx context.Context, name, kind string) error {
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":%q}}}`, kind)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, refreshAnnotation, kind)
 	_, err := h.dyn.Resource(applications).Namespace(argocdNS).Patch(ctx, name, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
 	return err
 }

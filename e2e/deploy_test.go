@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -33,12 +34,8 @@ const rootApp = "app-of-apps"
 func TestFirstDeploy(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
-	root, err := h.rootApplication()
-	if err != nil {
+	if err := h.ensureRoot(ctx); err != nil {
 		t.Fatal(err)
-	}
-	if err := h.applyYAML(ctx, argocdNS, root); err != nil {
-		t.Fatalf("apply the root Application: %v", err)
 	}
 	order, err := h.waitOrdered(ctx, "mediawatch", "citation", deployTimeout)
 	if err != nil {
@@ -57,6 +54,22 @@ func TestFirstDeploy(t *testing.T) {
 	if _, err := h.waitApp(ctx, rootApp, stepTimeout, "Synced and Healthy", appState.healthy); err != nil {
 		t.Error(err)
 	}
+}
+
+// ensureRoot applies the root app-of-apps (sidecar/install's, pointing at
+// cluster/apps) unless it exists: the storm can run alone.
+func (h *harness) ensureRoot(ctx context.Context) error {
+	if s, err := h.state(ctx, rootApp); err != nil || s.Exists {
+		return err
+	}
+	root, err := h.rootApplication()
+	if err != nil {
+		return err
+	}
+	if err := h.applyYAML(ctx, argocdNS, root); err != nil {
+		return fmt.Errorf("apply the root Application: %w", err)
+	}
+	return nil
 }
 
 // ordering records when the first Application became Synced+Healthy and

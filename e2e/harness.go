@@ -21,10 +21,11 @@ import (
 
 // Environment variables of the harness.
 const (
-	envCI    = "CI"              // "true": a missing component fails the tests
-	envKeep  = "E2E_KEEP"        // set: keep the work directory (logs, repos)
-	envNodes = "E2E_NODES"       // number of KWOK nodes (default 3)
-	envBin   = "CODELOC_E2E_BIN" // prebuilt codeloc binaries (default: go build)
+	envCI     = "CI"              // "true": a missing component fails the tests
+	envKeep   = "E2E_KEEP"        // set: keep the work directory (logs, repos)
+	envNodes  = "E2E_NODES"       // number of KWOK nodes (default 3)
+	envBin    = "CODELOC_E2E_BIN" // prebuilt codeloc binaries (default: go build)
+	envPlugin = "E2E_PLUGIN"      // plugin server: sidecar (default) or stock
 )
 
 // harness is the running cluster: every process and the clients to it.
@@ -40,8 +41,10 @@ type harness struct {
 	kubeconfig string // admin, namespace argocd
 
 	redisAddr, repoServerAddr string
-	pluginDir                 string // ARGOCD_PLUGINSOCKFILEPATH, short
-	sidecarMetrics            string // http://host:port of codeloc-sidecar
+	pluginDir                 string   // ARGOCD_PLUGINSOCKFILEPATH, short
+	plugin                    *process // the plugin server: codeloc-sidecar or argocd-cmp-server
+	pluginKind                string   // pluginSidecar or pluginStock
+	sidecarMetrics            string   // http://host:port of codeloc-sidecar
 	contractFile              string
 	healthLua                 string
 	pgDir, pgURL              string
@@ -99,7 +102,7 @@ func (h *harness) startAll(ctx context.Context) error {
 		{"cluster objects", h.installClusterObjects},
 		{"argocd objects", h.installArgoCDObjects},
 		{"redis", h.startRedis},
-		{"codeloc-sidecar", h.startSidecar},
+		{"plugin server (" + pluginKind() + ")", h.startPlugin},
 		{"argocd-repo-server", h.startRepoServer},
 		{"argocd-application-controller", h.startApplicationController},
 		{"git repos", h.initRepos},
@@ -216,34 +219,6 @@ func (h *harness) startPostgres(ctx context.Context) error {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	h.pgURL = lines[len(lines)-1]
 	return h.sql(ctx, "postgres", "CREATE DATABASE "+dbName)
-}
-
-// startSidecar runs codeloc-sidecar on a short socket folder shared with
-// the repo-server (unix socket paths are limited to 108 bytes).
-func (h *harness) startSidecar(ctx context.Context) error {
-	var err error
-	if h.pluginDir, err = os.MkdirTemp("/tmp", "cl-"); err != nil {
-		return err
-	}
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	h.sidecarMetrics = "http://127.0.0.1:" + strconv.Itoa(port)
-	work := filepath.Join(h.dir, "sidecar-work")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return err
-	}
-	p, err := h.start("codeloc-sidecar", filepath.Join(h.bin, "codeloc-sidecar"),
-		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir},
-		"--contract", h.contractFile, "--config-dir", "..", "--work-dir", work,
-		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
-		return err
-	}
-	return p.WaitFor(ctx, 30*time.Second, func(ctx context.Context) bool {
-		return httpOK(ctx, h.sidecarMetrics+"/healthz")
-	})
 }
 
 func httpOK(ctx context.Context, url string) bool {

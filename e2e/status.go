@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -71,6 +72,19 @@ func (h *harness) state(ctx context.Context, name string) (appState, error) {
 		return appState{}, err
 	}
 	return stateOf(app), nil
+}
+
+// states reads every Application's status with one list, by name.
+func (h *harness) states(ctx context.Context) (map[string]appState, error) {
+	list, err := h.dyn.Resource(applications).Namespace(argocdNS).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]appState, len(list.Items))
+	for i := range list.Items {
+		out[list.Items[i].GetName()] = stateOf(&list.Items[i])
+	}
+	return out, nil
 }
 
 // waitApp polls an Application until cond holds, and returns its state;

@@ -3,13 +3,17 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // envStormSize sets the number of code-locations of TestStorm (default 20,
@@ -20,35 +24,178 @@ const envStormSize = "E2E_STORM_SIZE"
 const stormDepth = 4
 
 // TestStorm deploys a generated atlas of code-locations at once (a
-// dependency DAG of depth 4, a third with a migration) and waits until
-// every Application is Synced and Healthy. It asserts no timing: the
-// figures are logged (time to all Healthy, the sidecar's render metrics).
+// dependency DAG of depth 4, a third with a migration, some with a bucket)
+// and waits until every Application is Synced and Healthy, then
+// hard-refreshes them all. It asserts no timing: the figures (time to all
+// Healthy, renders/s, per-render p50/p99 from the plugin server's own log,
+// peak RSS of the plugin server and its children) are logged and appended
+// to $E2E_FIGURES.
 func TestStorm(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
 	n := stormSize()
+	m := h.startMeasure()
+	if err := h.deployStorm(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.done("deploy", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.report(t, f)
+	if f.Renders == 0 {
+		t.Errorf("the plugin server logged no render during the storm")
+	}
+	m = h.startMeasure()
+	if err := h.hardRefreshAll(ctx, stormNames(n)); err != nil {
+		t.Fatal(err)
+	}
+	f, err = m.done("hard refresh", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.report(t, f)
+	if f.Renders < n {
+		t.Errorf("a hard refresh of %d Applications made %d renders, want %d or more", n, f.Renders, n)
+	}
+	if h.pluginKind == pluginSidecar {
+		t.Logf("codeloc-sidecar metrics:\n%s", h.sidecarFigures(ctx))
+	}
+}
+
+// BenchmarkHardRefresh measures a hard refresh of every storm Application
+// (each one rendered again through the plugin server, the repo-server's
+// cache bypassed) until all are Synced and Healthy again. It deploys the
+// storm first when the cluster does not hold it yet:
+//
+//	CODELOC_E2E=1 E2E_STORM_SIZE=200 go test -run '^$' -bench HardRefresh -benchtime 3x ./e2e/
+func BenchmarkHardRefresh(b *testing.B) {
+	if errors.Is(setupErr, errNotRequested) {
+		b.Skip(setupErr)
+	}
+	if setupErr != nil {
+		b.Fatal(setupErr)
+	}
+	ctx := context.Background()
+	n := stormSize()
+	if err := h.deployStorm(ctx, n); err != nil {
+		b.Fatal(err)
+	}
+	renders := 0
+	b.ResetTimer()
+	for range b.N {
+		m := h.startMeasure()
+		if err := h.hardRefreshAll(ctx, stormNames(n)); err != nil {
+			b.Fatal(err)
+		}
+		f, err := m.done("hard refresh", n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		renders += f.Renders
+		b.Logf("%s", f)
+	}
+	b.ReportMetric(float64(renders)/float64(b.N), "renders/op")
+}
+
+func (h *harness) report(t *testing.T, f figures) {
+	t.Helper()
+	t.Logf("%s", f)
+	if err := saveFigures(f); err != nil {
+		t.Error(err)
+	}
+}
+
+func stormNames(n int) []string {
 	names := make([]string, n)
 	for i := range n {
 		names[i] = fmt.Sprintf("storm-%03d", i)
-		if err := h.stormCodeLocation(i, n); err != nil {
-			t.Fatal(err)
+	}
+	return names
+}
+
+// deployStorm pushes n storm code-locations and their Applications (once)
+// and waits until every one is Synced and Healthy.
+func (h *harness) deployStorm(ctx context.Context, n int) error {
+	if err := h.ensureRoot(ctx); err != nil {
+		return err
+	}
+	names := stormNames(n)
+	if s, err := h.state(ctx, names[n-1]); err != nil || !s.Exists {
+		for i := range n {
+			if err := h.stormCodeLocation(i, n); err != nil {
+				return err
+			}
+		}
+		if err := h.atlas.commit(fmt.Sprintf("atlas: %d storm code-locations", n)); err != nil {
+			return err
+		}
+		if err := h.pushApplications(ctx, append([]string{"mediawatch"}, names...)...); err != nil {
+			return err
 		}
 	}
-	if err := h.atlas.commit(fmt.Sprintf("atlas: %d storm code-locations", n)); err != nil {
-		t.Fatal(err)
+	return h.waitAllHealthy(ctx, names, 10*time.Minute+time.Duration(n)*5*time.Second)
+}
+
+// waitAllHealthy waits until every Application named is Synced and
+// Healthy, reading them all with one list a second.
+func (h *harness) waitAllHealthy(ctx context.Context, names []string, timeout time.Duration) error {
+	var pending []string
+	err := poll(ctx, timeout, func(ctx context.Context) (bool, error) {
+		states, err := h.states(ctx)
+		if err != nil {
+			return false, err
+		}
+		pending = pending[:0]
+		for _, name := range names {
+			if !states[name].healthy() {
+				pending = append(pending, name)
+			}
+		}
+		return len(pending) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%d of %d Applications not Synced and Healthy (%v): %w", len(pending), len(names), h.describe(ctx, pending), err)
 	}
-	start := time.Now()
-	if err := h.pushApplications(ctx, append([]string{"mediawatch"}, names...)...); err != nil {
-		t.Fatal(err)
+	return nil
+}
+
+// describe gives the state of the first few Applications named.
+func (h *harness) describe(ctx context.Context, names []string) string {
+	var b strings.Builder
+	for _, name := range names[:min(len(names), 3)] {
+		s, _ := h.state(ctx, name)
+		fmt.Fprintf(&b, "\n  %s: %s", name, s)
 	}
-	timeout := 10*time.Minute + time.Duration(n)*5*time.Second
+	return b.String()
+}
+
+// hardRefreshAll asks Argo CD for a hard refresh of every Application
+// named (a new render, the manifest cache bypassed) and waits until Argo
+// CD has done each one (it removes the annotation) and all are Synced and
+// Healthy.
+func (h *harness) hardRefreshAll(ctx context.Context, names []string) error {
 	for _, name := range names {
-		if _, err := h.waitRefreshed(ctx, name, timeout-time.Since(start), "Synced and Healthy", appState.healthy); err != nil {
-			t.Fatal(err)
+		if err := h.refresh(ctx, name, "hard"); err != nil {
+			return err
 		}
 	}
-	t.Logf("storm of %d code-locations: all Synced and Healthy %s after the push", n, time.Since(start).Round(time.Second))
-	t.Logf("codeloc-sidecar metrics:\n%s", h.sidecarFigures(ctx))
+	err := poll(ctx, 10*time.Minute, func(ctx context.Context) (bool, error) {
+		list, err := h.dyn.Resource(applications).Namespace(argocdNS).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, app := range list.Items {
+			if _, pending := app.GetAnnotations()[refreshAnnotation]; pending && slices.Contains(names, app.GetName()) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("hard refresh: %w", err)
+	}
+	return h.waitAllHealthy(ctx, names, 5*time.Minute)
 }
 
 func stormSize() int {
@@ -60,7 +207,8 @@ func stormSize() int {
 
 // stormCodeLocation writes storm-i, a copy of mediawatch at level
 // i*depth/n of the DAG depending on one code-location of the level above;
-// every third one also declares the database and a migration.
+// every third one also declares the database and a migration; odd ones
+// drop mediawatch's bucket, so half of them have one.
 func (h *harness) stormCodeLocation(i, n int) error {
 	name := fmt.Sprintf("storm-%03d", i)
 	perLevel := max(n/stormDepth, 1)
@@ -74,7 +222,11 @@ func (h *harness) stormCodeLocation(i, n int) error {
 		if i%3 == 0 {
 			extra = append(extra, "  database: [pgvector]", "  secrets: [pgvector-pg-auth]", "  migrations: [001-init.sql]")
 		}
-		if len(extra) == 0 {
+		if i%2 == 1 {
+			s = s[:strings.Index(s, "dependsOn:\n")]
+			if len(extra) > 0 {
+				s += "dependsOn:\n" + strings.Join(extra, "\n") + "\n"
+			}
 			return s
 		}
 		return strings.Replace(s, "dependsOn:\n", "dependsOn:\n"+strings.Join(extra, "\n")+"\n", 1)

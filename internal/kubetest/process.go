@@ -50,6 +50,12 @@ func StartProcess(name, bin, logFile string, env []string, args ...string) (*Pro
 	return p, nil
 }
 
+// Pid is the process id (the leader of its process group on Linux).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// LogFile is the path of the file the process logs to.
+func (p *Process) LogFile() string { return p.log }
+
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {

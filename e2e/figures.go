@@ -1,0 +1,208 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// envFigures names a file the storm appends its figures to (one JSON
+// object a line), for .ci/e2e-scale.sh to compare the two plugin servers.
+const envFigures = "E2E_FIGURES"
+
+// figures are what a storm measured, for one plugin server.
+type figures struct {
+	Plugin        string  `json:"plugin"`
+	CodeLocations int     `json:"codeLocations"`
+	Nodes         int     `json:"nodes"`
+	What          string  `json:"what"` // "deploy" or "hard refresh"
+	Seconds       float64 `json:"seconds"`
+	Renders       int     `json:"renders"`
+	RendersPerSec float64 `json:"rendersPerSec"`
+	P50ms         float64 `json:"p50ms"`
+	P99ms         float64 `json:"p99ms"`
+	MaxMs         float64 `json:"maxMs"`
+	PeakRSSMiB    float64 `json:"peakRssMiB"` // the server and its children, sampled
+}
+
+func (f figures) String() string {
+	return fmt.Sprintf("%s of %d code-locations with %s: %.1f s; %d renders, %.1f renders/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms; peak RSS %.1f MiB",
+		f.What, f.CodeLocations, f.Plugin, f.Seconds, f.Renders, f.RendersPerSec, f.P50ms, f.P99ms, f.MaxMs, f.PeakRSSMiB)
+}
+
+// measure watches the plugin server while a storm runs: it samples its
+// memory and, at done, reads the renders it logged since start.
+type measure struct {
+	h      *harness
+	start  time.Time
+	offset int64 // of the plugin server's log at start
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	peak   int64 // bytes
+}
+
+func (h *harness) startMeasure() *measure {
+	m := &measure{h: h, start: time.Now(), stop: make(chan struct{})}
+	if fi, err := os.Stat(h.plugin.LogFile()); err == nil {
+		m.offset = fi.Size()
+	}
+	m.wg.Add(1)
+	go m.sample()
+	return m
+}
+
+func (m *measure) sample() {
+	defer m.wg.Done()
+	for {
+		if rss := treeRSS(m.h.plugin.Pid()); rss > m.peak {
+			m.peak = rss
+		}
+		select {
+		case <-m.stop:
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// done stops sampling and returns the figures of the window.
+func (m *measure) done(what string, codeLocations int) (figures, error) {
+	elapsed := time.Since(m.start)
+	close(m.stop)
+	m.wg.Wait()
+	durations, err := renderDurations(m.h.plugin.LogFile(), m.offset, m.h.pluginKind)
+	if err != nil {
+		return figures{}, err
+	}
+	f := figures{
+		Plugin: m.h.pluginServerName(), CodeLocations: codeLocations, Nodes: nodeCount(), What: what,
+		Seconds: elapsed.Seconds(), Renders: len(durations), PeakRSSMiB: float64(m.peak) / (1 << 20),
+	}
+	if len(durations) > 0 {
+		slices.Sort(durations)
+		f.RendersPerSec = float64(len(durations)) / elapsed.Seconds()
+		f.P50ms, f.P99ms = quantile(durations, 0.50), quantile(durations, 0.99)
+		f.MaxMs = durations[len(durations)-1]
+	}
+	return f, nil
+}
+
+// quantile of sorted values, nearest rank.
+func quantile(sorted []float64, q float64) float64 {
+	i := int(q*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// renderDurations reads the GenerateManifest durations (ms) the plugin
+// server logged after offset. codeloc-sidecar logs each render as JSON
+// ("msg":"render","duration_ms"); argocd-cmp-server logs each gRPC call
+// with grpc-middleware's logrus interceptor ("grpc.method",
+// "grpc.time_ms"). Both time the whole call, stream received included.
+func renderDurations(log string, offset int64, kind string) ([]float64, error) {
+	f, err := os.Open(log)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	var out []float64
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if d, ok := renderDuration(sc.Bytes(), kind); ok {
+			out = append(out, d)
+		}
+	}
+	return out, sc.Err()
+}
+
+func renderDuration(line []byte, kind string) (float64, bool) {
+	var rec map[string]any
+	if json.Unmarshal(line, &rec) != nil {
+		return 0, false
+	}
+	if kind == pluginStock {
+		ms, ok := rec["grpc.time_ms"].(float64)
+		return ms, ok && rec["grpc.method"] == "GenerateManifest"
+	}
+	ms, ok := rec["duration_ms"].(float64)
+	return ms, ok && rec["msg"] == "render"
+}
+
+// treeRSS is the resident memory of pid and all its descendants (the
+// stock server's `codeloc generate` children), from /proc; 0 elsewhere.
+func treeRSS(pid int) int64 {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pp := parentPid(p); pp > 0 {
+			children[pp] = append(children[pp], p)
+		}
+	}
+	var total int64
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = append(queue[1:], children[p]...)
+		total += rss(p)
+	}
+	return total
+}
+
+// parentPid reads PPid from /proc/<pid>/status (0 when gone).
+func parentPid(pid int) int {
+	v, _ := strconv.Atoi(procStatus(pid, "PPid:"))
+	return v
+}
+
+// rss reads VmRSS (kB) from /proc/<pid>/status, in bytes.
+func rss(pid int) int64 {
+	kb, _ := strconv.ParseInt(strings.TrimSuffix(procStatus(pid, "VmRSS:"), " kB"), 10, 64)
+	return kb << 10
+}
+
+func procStatus(pid int, key string) string {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, key); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// saveFigures appends f to $E2E_FIGURES when set.
+func saveFigures(f figures) error {
+	path := os.Getenv(envFigures)
+	if path == "" {
+		return nil
+	}
+	out, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	line, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\n", line)
+	return err
+}

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRenderDurations reads both plugin servers' logs: codeloc-sidecar's
+// render lines and argocd-cmp-server's gRPC interceptor lines; other lines
+// and other calls are skipped, and only what follows the offset counts.
+func TestRenderDurations(t *testing.T) {
+	tests := []struct {
+		name, kind, log string
+		offset          int64
+		want            []float64
+	}{
+		{"sidecar", pluginSidecar, `{"time":"x","level":"INFO","msg":"sidecar: listening"}
+{"level":"INFO","msg":"render","app":"citation","duration_ms":12.5,"outcome":"ok"}
+not json
+{"level":"INFO","msg":"render","app":"quotes","duration_ms":40,"outcome":"invalid"}
+{"level":"INFO","msg":"contract","duration_ms":3}
+`, 0, []float64{12.5, 40}},
+		{"stock", pluginStock, `{"grpc.code":"OK","grpc.method":"CheckPluginConfiguration","grpc.time_ms":0.1,"level":"info","msg":"finished unary call with code OK"}
+{"grpc.code":"OK","grpc.method":"GenerateManifest","grpc.service":"plugin.ConfigManagementPluginService","grpc.time_ms":85.3,"level":"info","msg":"finished streaming call with code OK"}
+time="x" level=info msg="Generating manifests"
+`, 0, []float64{85.3}},
+		{"after the offset", pluginSidecar, `{"msg":"render","duration_ms":1}
+{"msg":"render","duration_ms":2}
+`, int64(len(`{"msg":"render","duration_ms":1}` + "\n")), []float64{2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "server.log")
+			if err := os.WriteFile(log, []byte(tt.log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := renderDurations(log, tt.offset, tt.kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("durations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	sorted := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, tt := range []struct{ q, want float64 }{{0.5, 5}, {0.99, 10}, {0.1, 1}, {0, 1}, {1, 10}} {
+		if got := quantile(sorted, tt.q); got != tt.want {
+			t.Errorf("quantile(%v) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+// TestTreeRSS: this test binary has a resident set, and a pid that does
+// not exist has none.
+func TestTreeRSS(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc here")
+	}
+	if got := treeRSS(os.Getpid()); got <= 0 {
+		t.Errorf("treeRSS(self) = %d, want > 0", got)
+	}
+	if got := treeRSS(1 << 30); got != 0 {
+		t.Errorf("treeRSS(no such pid) = %d, want 0", got)
+	}
+}
