@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/codeloc/codeloc/internal/names"
 )
@@ -25,10 +26,7 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 	}
 	failed, err := h.waitRefreshed(ctx, "quotes", stepTimeout, "failing its preflight", func(s appState) bool {
 		r, ok := h.lastRun("quotes", "preflight")
-		// While it retries, the operation stays Running and its message is
-		// the failure's, then "Retrying attempt #N".
-		return ok && r.ExitCode != 0 && strings.Contains(s.result("Pod/quotes-preflight"), "Failed") &&
-			strings.Contains(s.OpMessage, lateSecret)
+		return ok && r.ExitCode != 0 && strings.Contains(s.result("Pod/quotes-preflight"), lateSecret)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -41,13 +39,24 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 	}
 	h.checkTerminationMessage(ctx, t, "quotes", lateSecret)
 	// The preflight is a bare Pod hook: Argo CD reports a failed Pod hook
-	// with its termination message, in the hook's result and in the
-	// operation's message the UI shows.
-	if res := failed.result("Pod/quotes-preflight"); !strings.Contains(res, run.Message) {
-		t.Errorf("quotes' preflight hook result = %q, want the preflight's line %q", res, run.Message)
+	// with its termination message (a failed Job hook only says "Job has
+	// reached the specified backoff limit"). The operation's own message
+	// stays generic ("one or more synchronization tasks completed
+	// unsuccessfully"); the line is the hook's result, which the UI and
+	// `argocd app get` show, and the root shows it as the child's health
+	// message (sidecar/install's health check).
+	if res := failed.result("Pod/quotes-preflight"); !strings.Contains(res, "Failed: "+run.Message) {
+		t.Errorf("quotes' preflight hook result = %q, want Failed with the preflight's line %q", res, run.Message)
 	}
-	if !strings.Contains(failed.OpMessage, run.Message) {
-		t.Errorf("Application quotes shows %q, not the preflight's line %q", failed.OpMessage, run.Message)
+	var status, msg string
+	err = poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
+		var err error
+		status, msg, err = h.childHealth(ctx, rootApp, "quotes")
+		return status == "Progressing" && strings.Contains(msg, run.Message), err
+	})
+	t.Logf("the root sees quotes %s: %s", status, msg)
+	if err != nil {
+		t.Errorf("the root does not show quotes Progressing with the preflight's line: %v", err)
 	}
 	h.checkNoDeployment(ctx, t, "quotes-dagster")
 	h.checkRootWaits(ctx, t, "quotes-reader")
@@ -75,6 +84,25 @@ func (h *harness) addQuotes(ctx context.Context) error {
 		return err
 	}
 	return h.pushApplications(ctx, "mediawatch", "citation", "quotes", "quotes-reader")
+}
+
+// childHealth is the health the parent Application holds for a child
+// Application (status.resources[].health, as its health check made it).
+func (h *harness) childHealth(ctx context.Context, parent, child string) (status, message string, err error) {
+	app, err := h.application(ctx, parent)
+	if err != nil || app == nil {
+		return "", "", err
+	}
+	res, _, _ := unstructured.NestedSlice(app.Object, "status", "resources")
+	for _, r := range res {
+		m, _ := r.(map[string]any)
+		if m["kind"] == "Application" && m["name"] == child {
+			status, _, _ = unstructured.NestedString(m, "health", "status")
+			message, _, _ = unstructured.NestedString(m, "health", "message")
+			return status, message, nil
+		}
+	}
+	return "", "", nil
 }
 
 // checkTerminationMessage: the failed preflight pod's termination message

@@ -162,6 +162,18 @@ func TestApplicationHealth(t *testing.T) {
   sync: {status: OutOfSync}
   operationState: {phase: Failed, message: 'one or more synchronization tasks completed unsuccessfully (retried 2 times).'}`,
 			"Progressing", []string{"last sync Failed: one or more synchronization tasks"}, ""},
+		{"preflight failed: its line from the hook's result",
+			`status:
+  health: {status: Missing}
+  sync: {status: OutOfSync}
+  operationState:
+    phase: Running
+    message: 'one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 19:31:29.'
+    syncResult:
+      resources:
+        - {kind: ServiceAccount, name: quotes-preflight, hookType: PreSync, hookPhase: Succeeded, message: quotes-preflight created}
+        - {kind: Pod, name: quotes-preflight, hookType: PreSync, hookPhase: Failed, message: 'preflight quotes: 1 problem: secret-missing dependsOn.secrets[1]'}`,
+			"Progressing", []string{"last sync Running: one or more synchronization tasks", "Pod/quotes-preflight: preflight quotes: 1 problem: secret-missing"}, "quotes-preflight created"},
 		{"sync running",
 			"status: {health: {status: Healthy}, sync: {status: OutOfSync}, operationState: {phase: Running}}",
 			"Progressing", []string{"last sync Running"}, ""},
