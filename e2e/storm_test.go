@@ -138,9 +138,13 @@ func (h *harness) deployStorm(ctx context.Context, n int) error {
 }
 
 // waitAllHealthy waits until every Application named is Synced and
-// Healthy, reading them all with one list a second.
+// Healthy, reading them all with one list. Every 5 s it asks for a normal
+// refresh of the root and of the pending Applications that exist: the
+// periodic resync reads git through the repo-server's revision cache (3
+// min), a refresh does not.
 func (h *harness) waitAllHealthy(ctx context.Context, names []string, timeout time.Duration) error {
 	var pending []string
+	var refreshed time.Time
 	err := poll(ctx, timeout, func(ctx context.Context) (bool, error) {
 		states, err := h.states(ctx)
 		if err != nil {
@@ -152,12 +156,26 @@ func (h *harness) waitAllHealthy(ctx context.Context, names []string, timeout ti
 				pending = append(pending, name)
 			}
 		}
+		if len(pending) > 0 && time.Since(refreshed) > 5*time.Second {
+			refreshed = time.Now()
+			h.refreshExisting(ctx, states, append([]string{rootApp}, pending...))
+		}
 		return len(pending) == 0, nil
 	})
 	if err != nil {
 		return fmt.Errorf("%d of %d Applications not Synced and Healthy (%v): %w", len(pending), len(names), h.describe(ctx, pending), err)
 	}
 	return nil
+}
+
+// refreshExisting asks for a normal refresh of the Applications named
+// that exist; errors are left to the next round.
+func (h *harness) refreshExisting(ctx context.Context, states map[string]appState, names []string) {
+	for _, name := range names {
+		if states[name].Exists {
+			_ = h.refresh(ctx, name, "normal")
+		}
+	}
 }
 
 // describe gives the state of the first few Applications named.
