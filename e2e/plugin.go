@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/names"
 )
 
 // The two plugin servers the harness can put beside the repo-server.
@@ -88,7 +90,7 @@ func (h *harness) startStock(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sock := filepath.Join(h.pluginDir, "codeloc-v1.sock")
+	sock := filepath.Join(h.pluginDir, names.PluginFullName+".sock")
 	return h.plugin.WaitFor(ctx, 30*time.Second, func(context.Context) bool {
 		_, err := os.Stat(sock)
 		return err == nil

@@ -121,7 +121,11 @@ func (h *harness) deployStorm(ctx context.Context, n int) error {
 		return err
 	}
 	names := stormNames(n)
-	if s, err := h.state(ctx, names[n-1]); err != nil || !s.Exists {
+	last, err := h.state(ctx, names[n-1])
+	if err != nil {
+		return err
+	}
+	if !last.Exists {
 		for i := range n {
 			if err := h.stormCodeLocation(i, n); err != nil {
 				return err
