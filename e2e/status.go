@@ -20,6 +20,7 @@ type appState struct {
 	Conditions         []string
 	Results            []string // operationState.syncResult.resources, one line each
 	Created            time.Time
+	RefreshPending     bool // the refresh annotation is still there
 }
 
 func (s appState) String() string {
@@ -51,6 +52,7 @@ func stateOf(app *unstructured.Unstructured) appState {
 		Revision: str("status", "sync", "revision"),
 		OpPhase:  str("status", "operationState", "phase"), OpMessage: str("status", "operationState", "message"),
 	}
+	_, s.RefreshPending = app.GetAnnotations()[refreshAnnotation]
 	conds, _, _ := unstructured.NestedSlice(app.Object, "status", "conditions")
 	for _, c := range conds {
 		m, _ := c.(map[string]any)

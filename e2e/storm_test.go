@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // envStormSize sets the number of code-locations of TestStorm (default 20,
@@ -203,12 +200,12 @@ func (h *harness) hardRefreshAll(ctx context.Context, names []string) error {
 		}
 	}
 	err := poll(ctx, 10*time.Minute, func(ctx context.Context) (bool, error) {
-		list, err := h.dyn.Resource(applications).Namespace(argocdNS).List(ctx, metav1.ListOptions{})
+		states, err := h.states(ctx)
 		if err != nil {
 			return false, err
 		}
-		for _, app := range list.Items {
-			if _, pending := app.GetAnnotations()[refreshAnnotation]; pending && slices.Contains(names, app.GetName()) {
+		for _, name := range names {
+			if states[name].RefreshPending {
 				return false, nil
 			}
 		}
