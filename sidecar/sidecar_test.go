@@ -401,7 +401,7 @@ func TestDeadline(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "DeadlineExceeded") {
 		t.Errorf("error %v, want DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 15*time.Second { // a bound against a hang, not a speed test
 		t.Errorf("the call returned after %v", d)
 	}
 	select {
