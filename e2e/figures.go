@@ -30,12 +30,20 @@ type figures struct {
 	P50ms         float64 `json:"p50ms"`
 	P99ms         float64 `json:"p99ms"`
 	MaxMs         float64 `json:"maxMs"`
-	PeakRSSMiB    float64 `json:"peakRssMiB"` // the server and its children, sampled
+	// Without the stream: the call less its receive_ms, which only
+	// codeloc-sidecar logs (the stock server times the whole call).
+	RenderP50ms float64 `json:"renderP50ms,omitempty"`
+	RenderP99ms float64 `json:"renderP99ms,omitempty"`
+	PeakRSSMiB  float64 `json:"peakRssMiB"` // the server and its children, sampled
 }
 
 func (f figures) String() string {
-	return fmt.Sprintf("%s of %d code-locations with %s: %.1f s; %d renders, %.1f renders/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms; peak RSS %.1f MiB",
-		f.What, f.CodeLocations, f.Plugin, f.Seconds, f.Renders, f.RendersPerSec, f.P50ms, f.P99ms, f.MaxMs, f.PeakRSSMiB)
+	s := fmt.Sprintf("%s of %d code-locations with %s: %.1f s; %d renders, %.1f renders/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+		f.What, f.CodeLocations, f.Plugin, f.Seconds, f.Renders, f.RendersPerSec, f.P50ms, f.P99ms, f.MaxMs)
+	if f.RenderP99ms > 0 {
+		s += fmt.Sprintf(" (without receiving the repository: p50 %.1f ms, p99 %.1f ms)", f.RenderP50ms, f.RenderP99ms)
+	}
+	return s + fmt.Sprintf("; peak RSS %.1f MiB", f.PeakRSSMiB)
 }
 
 // measure watches the plugin server while a storm runs: it samples its
@@ -78,9 +86,16 @@ func (m *measure) done(what string, codeLocations int) (figures, error) {
 	elapsed := time.Since(m.start)
 	close(m.stop)
 	m.wg.Wait()
-	durations, err := renderDurations(m.h.plugin.LogFile(), m.offset, m.h.pluginKind)
+	calls, err := renderCalls(m.h.plugin.LogFile(), m.offset, m.h.pluginKind)
 	if err != nil {
 		return figures{}, err
+	}
+	var durations, renders []float64
+	for _, c := range calls {
+		durations = append(durations, c.ms)
+		if c.split {
+			renders = append(renders, c.ms-c.receiveMs)
+		}
 	}
 	f := figures{
 		Plugin: m.h.pluginServerName(), CodeLocations: codeLocations, Nodes: nodeCount(), What: what,
@@ -92,6 +107,10 @@ func (m *measure) done(what string, codeLocations int) (figures, error) {
 		f.P50ms, f.P99ms = quantile(durations, 0.50), quantile(durations, 0.99)
 		f.MaxMs = durations[len(durations)-1]
 	}
+	if len(renders) > 0 {
+		slices.Sort(renders)
+		f.RenderP50ms, f.RenderP99ms = quantile(renders, 0.50), quantile(renders, 0.99)
+	}
 	return f, nil
 }
 
@@ -101,12 +120,19 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-// renderDurations reads the GenerateManifest durations (ms) the plugin
-// server logged after offset. codeloc-sidecar logs each render as JSON
-// ("msg":"render","duration_ms"); argocd-cmp-server logs each gRPC call
-// with grpc-middleware's logrus interceptor ("grpc.method",
-// "grpc.time_ms"). Both time the whole call, stream received included.
-func renderDurations(log string, offset int64, kind string) ([]float64, error) {
+// call is one GenerateManifest call a plugin server logged: its duration
+// (ms) and, when split, the part spent receiving the repository.
+type call struct {
+	ms, receiveMs float64
+	split         bool
+}
+
+// renderCalls reads the GenerateManifest calls the plugin server logged
+// after offset. codeloc-sidecar logs each render as JSON ("msg":"render",
+// "duration_ms", "receive_ms"); argocd-cmp-server logs each gRPC call with
+// grpc-middleware's logrus interceptor ("grpc.method", "grpc.time_ms").
+// Both durations time the whole call, stream received included.
+func renderCalls(log string, offset int64, kind string) ([]call, error) {
 	f, err := os.Open(log)
 	if err != nil {
 		return nil, err
@@ -115,28 +141,29 @@ func renderDurations(log string, offset int64, kind string) ([]float64, error) {
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return nil, err
 	}
-	var out []float64
+	var out []call
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
-		if d, ok := renderDuration(sc.Bytes(), kind); ok {
-			out = append(out, d)
+		if c, ok := renderCall(sc.Bytes(), kind); ok {
+			out = append(out, c)
 		}
 	}
 	return out, sc.Err()
 }
 
-func renderDuration(line []byte, kind string) (float64, bool) {
+func renderCall(line []byte, kind string) (call, bool) {
 	var rec map[string]any
 	if json.Unmarshal(line, &rec) != nil {
-		return 0, false
+		return call{}, false
 	}
 	if kind == pluginStock {
 		ms, ok := rec["grpc.time_ms"].(float64)
-		return ms, ok && rec["grpc.method"] == "GenerateManifest"
+		return call{ms: ms}, ok && rec["grpc.method"] == "GenerateManifest"
 	}
 	ms, ok := rec["duration_ms"].(float64)
-	return ms, ok && rec["msg"] == "render"
+	received, split := rec["receive_ms"].(float64)
+	return call{ms: ms, receiveMs: received, split: split}, ok && rec["msg"] == "render"
 }
 
 // treeRSS is the resident memory of pid and all its descendants (the

@@ -8,28 +8,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestRenderDurations reads both plugin servers' logs: codeloc-sidecar's
+// TestRenderCalls reads both plugin servers' logs: codeloc-sidecar's
 // render lines and argocd-cmp-server's gRPC interceptor lines; other lines
 // and other calls are skipped, and only what follows the offset counts.
-func TestRenderDurations(t *testing.T) {
+func TestRenderCalls(t *testing.T) {
 	tests := []struct {
 		name, kind, log string
 		offset          int64
-		want            []float64
+		want            []call
 	}{
 		{"sidecar", pluginSidecar, `{"time":"x","level":"INFO","msg":"sidecar: listening"}
-{"level":"INFO","msg":"render","app":"citation","duration_ms":12.5,"outcome":"ok"}
+{"level":"INFO","msg":"render","app":"citation","duration_ms":12.5,"receive_ms":2.5,"outcome":"ok"}
 not json
 {"level":"INFO","msg":"render","app":"quotes","duration_ms":40,"outcome":"invalid"}
 {"level":"INFO","msg":"contract","duration_ms":3}
-`, 0, []float64{12.5, 40}},
+`, 0, []call{{12.5, 2.5, true}, {40, 0, false}}},
 		{"stock", pluginStock, `{"grpc.code":"OK","grpc.method":"CheckPluginConfiguration","grpc.time_ms":0.1,"level":"info","msg":"finished unary call with code OK"}
 {"grpc.code":"OK","grpc.method":"GenerateManifest","grpc.service":"plugin.ConfigManagementPluginService","grpc.time_ms":85.3,"level":"info","msg":"finished streaming call with code OK"}
 time="x" level=info msg="Generating manifests"
-`, 0, []float64{85.3}},
+`, 0, []call{{85.3, 0, false}}},
 		{"after the offset", pluginSidecar, `{"msg":"render","duration_ms":1}
 {"msg":"render","duration_ms":2}
-`, int64(len(`{"msg":"render","duration_ms":1}` + "\n")), []float64{2}},
+`, int64(len(`{"msg":"render","duration_ms":1}` + "\n")), []call{{2, 0, false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,12 +37,12 @@ time="x" level=info msg="Generating manifests"
 			if err := os.WriteFile(log, []byte(tt.log), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := renderDurations(log, tt.offset, tt.kind)
+			got, err := renderCalls(log, tt.offset, tt.kind)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("durations (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(call{})); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
 			}
 		})
 	}

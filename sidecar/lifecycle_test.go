@@ -305,6 +305,7 @@ func TestObservability(t *testing.T) {
 	for _, want := range []string{
 		`codeloc_render_duration_seconds_count{outcome="ok"} 1`,
 		`codeloc_render_duration_seconds_count{outcome="invalid"} 1`,
+		`codeloc_receive_duration_seconds_count 2`,
 		`codeloc_render_failures_total{code="bad-name"} 1`,
 		`codeloc_render_failures_total{code="unknown-secret"} 1`,
 		`codeloc_contract_loads_total 1`,
@@ -321,8 +322,13 @@ func TestObservability(t *testing.T) {
 	var renders []map[string]any
 	for _, l := range s.logs.logLines(t) {
 		if l["msg"] == "render" {
+			total, _ := l["duration_ms"].(float64)
+			if received, ok := l["receive_ms"].(float64); !ok || received <= 0 || received > total {
+				t.Errorf("receive_ms %v, duration_ms %v: want 0 < receive_ms <= duration_ms", l["receive_ms"], l["duration_ms"])
+			}
 			delete(l, "time")
 			delete(l, "duration_ms")
+			delete(l, "receive_ms")
 			renders = append(renders, l)
 		}
 	}

@@ -3,6 +3,7 @@ package sidecar
 import (
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -22,6 +23,7 @@ const (
 type Metrics struct {
 	registry *prometheus.Registry
 	duration *prometheus.HistogramVec
+	receive  prometheus.Histogram
 	failures *prometheus.CounterVec
 	inflight prometheus.Gauge
 	reloads  prometheus.Counter
@@ -37,6 +39,11 @@ func NewMetrics() *Metrics {
 			Help:    "Duration of GenerateManifest requests, from the first byte received to the answer, by outcome.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"outcome"}),
+		receive: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "codeloc_receive_duration_seconds",
+			Help:    "Part of a GenerateManifest request spent receiving and unpacking the repository stream (Argo CD's upload; with discovery, a second one).",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "codeloc_render_failures_total",
 			Help: "Failed renders by error code (a render with several problem codes counts once per code).",
@@ -50,17 +57,19 @@ func NewMetrics() *Metrics {
 			Help: "Cluster contract files read (the first load and each change).",
 		}),
 	}
-	m.registry.MustRegister(m.duration, m.failures, m.inflight, m.reloads,
+	m.registry.MustRegister(m.duration, m.receive, m.failures, m.inflight, m.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-// observe records one finished render.
-func (m *Metrics) observe(outcome string, seconds float64, codes []string) {
+// observe records one finished render: its whole duration and the part
+// spent receiving the repository.
+func (m *Metrics) observe(outcome string, total, received time.Duration, codes []string) {
 	if m == nil {
 		return
 	}
-	m.duration.WithLabelValues(outcome).Observe(seconds)
+	m.duration.WithLabelValues(outcome).Observe(total.Seconds())
+	m.receive.Observe(received.Seconds())
 	for _, c := range codes {
 		m.failures.WithLabelValues(c).Inc()
 	}

@@ -157,16 +157,19 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 
 // record is what a request's log line and metrics say.
 type record struct {
-	app     plugin.App
-	outcome string
-	codes   []string
-	objects int
+	app      plugin.App
+	outcome  string
+	codes    []string
+	objects  int
+	received time.Duration // receiving and unpacking the repository stream
 }
 
 // generate runs one render in a request folder, which the caller removes
 // (also on error); errors are gRPC status errors.
 func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagementPluginService_GenerateManifestServer, rec *record) (dir string, manifests []string, err error) {
+	start := time.Now()
 	dir, repo, err := s.receive(ctx, stream)
+	rec.received = time.Since(start)
 	if err != nil {
 		rec.fail(ctx, err)
 		return dir, nil, streamError(ctx, err)
@@ -279,11 +282,11 @@ func (r *record) fail(ctx context.Context, err error) {
 
 // finish logs and measures a request.
 func (s *Server) finish(rec *record, d time.Duration, err error) {
-	s.metrics.observe(rec.outcome, d.Seconds(), rec.codes)
+	s.metrics.observe(rec.outcome, d, rec.received, rec.codes)
 	attrs := []any{
 		"app", rec.app.Name, "namespace", rec.app.Namespace, "revision", rec.app.Revision,
 		"path", rec.app.SourcePath, "repo", redactURL(rec.app.RepoURL),
-		"duration_ms", float64(d.Microseconds()) / 1000, "outcome", rec.outcome,
+		"duration_ms", millis(d), "receive_ms", millis(rec.received), "outcome", rec.outcome,
 	}
 	switch rec.outcome {
 	case OutcomeOK:
@@ -294,6 +297,9 @@ func (s *Server) finish(rec *record, d time.Duration, err error) {
 		s.log.Warn("render", append(attrs, "codes", rec.codes, "error", status.Convert(err).Message())...)
 	}
 }
+
+// millis is d in milliseconds, to the microsecond.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // streamError turns a receive error into a gRPC status.
 func streamError(ctx context.Context, err error) error {
