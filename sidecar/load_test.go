@@ -85,9 +85,10 @@ func loadCheck(t *testing.T) func(name string, objects int, err error) error {
 }
 
 // retainedPerRequest bounds what a render may leave on the heap, on
-// average. A render that kept its tree, its objects, its log attributes or
-// a goroutine would leave tens of KiB; what stays legitimately (gRPC's
-// and the runtime's bookkeeping) does not grow with the request count.
+// average. A render that kept its tree, its objects or its log attributes
+// would leave tens of KiB (a goroutine left behind is caught by the count);
+// what stays legitimately (gRPC's and the runtime's bookkeeping) does not
+// grow with the request count.
 const retainedPerRequest = 1 << 10
 
 // TestRetainsNothing runs the sidecar in this process, renders the load mix

@@ -41,7 +41,7 @@ func NewMetrics() *Metrics {
 		}, []string{"outcome"}),
 		receive: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "codeloc_receive_duration_seconds",
-			Help:    "Part of a GenerateManifest request spent receiving and unpacking the repository stream (Argo CD's upload; with discovery, a second one).",
+			Help:    "Part of a GenerateManifest request spent receiving and unpacking the repository stream Argo CD uploads.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
