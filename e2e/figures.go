@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
 )
 
 // envFigures names a file the storm appends its figures to (one JSON
@@ -70,7 +69,7 @@ func (h *harness) startMeasure() *measure {
 func (m *measure) sample() {
 	defer m.wg.Done()
 	for {
-		if rss := treeRSS(m.h.plugin.Pid()); rss > m.peak {
+		if rss := kubetest.TreeRSS(m.h.plugin.Pid()); rss > m.peak {
 			m.peak = rss
 		}
 		select {
@@ -164,55 +163,6 @@ func renderCall(line []byte, kind string) (call, bool) {
 	ms, ok := rec["duration_ms"].(float64)
 	received, split := rec["receive_ms"].(float64)
 	return call{ms: ms, receiveMs: received, split: split}, ok && rec["msg"] == "render"
-}
-
-// treeRSS is the resident memory of pid and all its descendants (the
-// stock server's `codeloc generate` children), from /proc; 0 elsewhere.
-func treeRSS(pid int) int64 {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if pp := parentPid(p); pp > 0 {
-			children[pp] = append(children[pp], p)
-		}
-	}
-	var total int64
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = append(queue[1:], children[p]...)
-		total += rss(p)
-	}
-	return total
-}
-
-// parentPid reads PPid from /proc/<pid>/status (0 when gone).
-func parentPid(pid int) int {
-	v, _ := strconv.Atoi(procStatus(pid, "PPid:"))
-	return v
-}
-
-// rss reads VmRSS (kB) from /proc/<pid>/status, in bytes.
-func rss(pid int) int64 {
-	kb, _ := strconv.ParseInt(strings.TrimSuffix(procStatus(pid, "VmRSS:"), " kB"), 10, 64)
-	return kb << 10
-}
-
-func procStatus(pid int, key string) string {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, key); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }
 
 // saveFigures appends f to $E2E_FIGURES when set.

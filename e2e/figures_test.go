@@ -56,17 +56,3 @@ func TestQuantile(t *testing.T) {
 		}
 	}
 }
-
-// TestTreeRSS: this test binary has a resident set, and a pid that does
-// not exist has none.
-func TestTreeRSS(t *testing.T) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("no /proc here")
-	}
-	if got := treeRSS(os.Getpid()); got <= 0 {
-		t.Errorf("treeRSS(self) = %d, want > 0", got)
-	}
-	if got := treeRSS(1 << 30); got != 0 {
-		t.Errorf("treeRSS(no such pid) = %d, want 0", got)
-	}
-}

@@ -136,8 +136,9 @@ func (in *instance) preflightInputs() m {
 // preflightPod is a bare Pod hook, not a Job: Argo CD reports a failed
 // Pod hook with its container's termination message (the preflight's one
 // line) as the hook's result, and a failed Job hook with the Job's
-// condition only ("Job has reached the specified backoff limit"). Retries come from the
-// Application's sync retry, which runs the whole PreSync phase again.
+// condition only ("Job has reached the specified backoff limit"). Retries
+// come from the Application's sync retry, which runs the whole PreSync
+// phase again.
 func (in *instance) preflightPod() m {
 	name := names.PreflightName(in.d.CodeLocation)
 	args := []any{"preflight", "--dir", DeclarationMount, "--contract", DeclarationMount + "/" + ContractKey}

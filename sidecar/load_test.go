@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
 )
 
 // loadMix is what the load sends, in turn: the good fixtures, whose
@@ -308,24 +310,9 @@ func procStatus(tb testing.TB, pid int, field string) float64 {
 	if _, err := os.Stat("/proc/self/status"); errors.Is(err, os.ErrNotExist) {
 		tb.Skip("no /proc")
 	}
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := kubetest.StatusKiB(pid, field)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, field+":"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return kb / 1024
-		}
-	}
-	tb.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
+	return float64(kb) / 1024
 }
