@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,24 +123,53 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// decl is a valid declaration of name depending on deps, in name.yaml.
+func decl(name string, deps ...string) *validate.Declaration {
+	return &validate.Declaration{CodeLocation: name, File: name + ".yaml", DependsOn: validate.DependsOn{CodeLocations: deps}}
+}
+
+// waves runs assignWaves, as Generate does, over one repo root "repo"
+// holding decls, each in a folder named after it; the code-locations named
+// in names are the directories given (all of them when names is empty). It
+// returns the wave of each directory given.
+func waves(decls []*validate.Declaration, names ...string) (map[string]int, validate.Problems) {
+	t := newTree("repo", "/repo")
+	var gs []*given
+	for _, d := range decls {
+		f := &folder{dir: "repo/" + d.CodeLocation, abs: "/repo/" + d.CodeLocation, decl: d}
+		t.byAbs[f.abs] = f
+		t.byName[d.CodeLocation] = append(t.byName[d.CodeLocation], f)
+		if len(names) == 0 || slices.Contains(names, d.CodeLocation) {
+			gs = append(gs, &given{folder: f, tree: t})
+		}
+	}
+	ps := assignWaves(gs)
+	out := map[string]int{}
+	for _, g := range gs {
+		out[g.decl.CodeLocation] = g.wave
+	}
+	return out, ps
+}
+
 // TestWaves checks the depths directly, independently of any template.
 func TestWaves(t *testing.T) {
-	decl := func(name string, deps ...string) *validate.Declaration {
-		return &validate.Declaration{CodeLocation: name, DependsOn: validate.DependsOn{CodeLocations: deps}}
-	}
+	chain := []*validate.Declaration{decl("d", "a", "c"), decl("c", "b"), decl("b", "a"), decl("a")}
 	tests := []struct {
 		name  string
 		decls []*validate.Declaration
+		given []string
 		want  map[string]int
 	}{
-		{"none", nil, map[string]int{}},
-		{"independent", []*validate.Declaration{decl("a"), decl("b")}, map[string]int{"a": 0, "b": 0}},
-		{"longest path wins", []*validate.Declaration{decl("d", "a", "c"), decl("c", "b"), decl("b", "a"), decl("a")},
-			map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}},
+		{"none", nil, nil, map[string]int{}},
+		{"independent", []*validate.Declaration{decl("a"), decl("b")}, nil, map[string]int{"a": 0, "b": 0}},
+		{"longest path wins", chain, nil, map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}},
+		// The dependencies not given are read from the tree: the same waves.
+		{"top alone", chain, []string{"d"}, map[string]int{"d": 3}},
+		{"middle alone", chain, []string{"c"}, map[string]int{"c": 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ps := Waves(tt.decls)
+			got, ps := waves(tt.decls, tt.given...)
 			if len(ps) > 0 {
 				t.Fatal(ps)
 			}
@@ -150,15 +180,12 @@ func TestWaves(t *testing.T) {
 	}
 }
 
-// TestWavesNoFolder: a dependency outside the graph, however deep, is
+// TestWavesNoFolder: a dependency outside the tree, however deep, is
 // refused at the entry naming it, with the chain from the top.
 func TestWavesNoFolder(t *testing.T) {
-	decl := func(name string, deps ...string) *validate.Declaration {
-		return &validate.Declaration{CodeLocation: name, File: name + ".yaml", DependsOn: validate.DependsOn{CodeLocations: deps}}
-	}
-	_, ps := Waves([]*validate.Declaration{decl("a", "b"), decl("b", "c", "elsewhere"), decl("c")})
+	_, ps := waves([]*validate.Declaration{decl("a", "b"), decl("b", "c", "elsewhere"), decl("c")})
 	want := "b.yaml:1:1: dependency-without-folder dependsOn.codeLocations[1]: a -> b -> elsewhere: " +
-		`no folder among the code-locations given declares codeLocation "elsewhere" (add the code-location's folder, or fix the name)`
+		`no folder under repo declares codeLocation "elsewhere" (add the code-location's folder, or fix the name)`
 	if len(ps) != 1 || ps[0].String() != want {
 		t.Fatalf("want\n%s\ngot:\n%v", want, ps)
 	}
@@ -167,10 +194,7 @@ func TestWavesNoFolder(t *testing.T) {
 // TestCycleReportedOnce: a cycle reached from several entry points is one
 // problem, starting at its smallest name.
 func TestCycleReportedOnce(t *testing.T) {
-	decl := func(name string, deps ...string) *validate.Declaration {
-		return &validate.Declaration{CodeLocation: name, File: name + ".yaml", DependsOn: validate.DependsOn{CodeLocations: deps}}
-	}
-	_, ps := Waves([]*validate.Declaration{decl("top", "c"), decl("c", "b"), decl("b", "a"), decl("a", "c"), decl("z", "b")})
+	_, ps := waves([]*validate.Declaration{decl("top", "c"), decl("c", "b"), decl("b", "a"), decl("a", "c"), decl("z", "b")})
 	if len(ps) != 1 || ps[0].Code != CodeDependencyCycle || !strings.Contains(ps[0].Message, "a -> c -> b -> a") {
 		t.Fatalf("want one cycle a -> c -> b -> a, got:\n%v", ps)
 	}

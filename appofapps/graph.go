@@ -69,23 +69,6 @@ func newGraph(resolve func(string) resolution, where string) *graph {
 	}
 }
 
-// Waves returns each code-location's sync wave: 0 without dependencies, else
-// 1 + the largest wave of its dependencies. decls is the whole graph and must
-// have unique names: a dependency outside it has no folder, an error naming
-// the chain; so is a cycle.
-func Waves(decls []*validate.Declaration) (map[string]int, validate.Problems) {
-	byName := map[string]*validate.Declaration{}
-	for _, d := range decls {
-		byName[d.CodeLocation] = d
-	}
-	g := newGraph(func(name string) resolution { return resolution{decl: byName[name]} }, "among the code-locations given")
-	g.walk(decls)
-	if len(g.problems) > 0 {
-		return nil, g.problems.Sorted()
-	}
-	return g.depth, nil
-}
-
 // walk computes the depth of each of roots and of everything they reach.
 func (g *graph) walk(roots []*validate.Declaration) {
 	for _, d := range visitOrder(roots) {
