@@ -124,9 +124,6 @@ func ParseTemplate(file string, data []byte) (*Template, validate.Problems) {
 	return &Template{file: file, tmpl: t}, nil
 }
 
-// File names the template in messages.
-func (t *Template) File() string { return t.file }
-
 // Execute renders one Application and checks that the output is one YAML
 // mapping of kind argoproj.io/v1alpha1 Application. It returns the document
 // without a leading "---" and with one final newline.
