@@ -14,9 +14,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files and pinned outputs instead of comparing")
 
-// Updating reports whether the tests run with -update.
-func Updating() bool { return *update }
-
 // Check compares got with the content of file; under -update it writes got
 // to file instead (creating its folder). rerun says how to update, for the
 // failure message ("go test ./render -run Golden -update").
