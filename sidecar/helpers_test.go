@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/codeloc/codeloc/internal/testbuf"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -184,7 +185,7 @@ type ours struct {
 	workDir string
 	cancel  context.CancelFunc
 	done    chan error
-	logs    *syncBuffer
+	logs    *testbuf.Buffer
 }
 
 // startOurs runs the sidecar with the repo's plugin.yaml until the test
@@ -195,7 +196,7 @@ func startOurs(tb testing.TB, contract string, tweak ...func(*Options)) *ours {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testbuf.Buffer{}
 	ready := make(chan string, 1)
 	o := Options{
 		Contract:        contract,
@@ -458,26 +459,8 @@ func settleGoroutines(max int) int {
 	return n
 }
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// logLines decodes the JSON log lines.
-func (b *syncBuffer) logLines(tb testing.TB) []map[string]any {
+// logLines decodes the JSON log lines in b.
+func logLines(tb testing.TB, b *testbuf.Buffer) []map[string]any {
 	tb.Helper()
 	var out []map[string]any
 	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {

@@ -320,7 +320,7 @@ func TestObservability(t *testing.T) {
 		t.Errorf("logs carry a credential:\n%s", s.logs)
 	}
 	var renders []map[string]any
-	for _, l := range s.logs.logLines(t) {
+	for _, l := range logLines(t, s.logs) {
 		if l["msg"] == "render" {
 			total, _ := l["duration_ms"].(float64)
 			if received, ok := l["receive_ms"].(float64); !ok || received <= 0 || received > total {

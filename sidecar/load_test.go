@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
+	"github.com/codeloc/codeloc/internal/testbuf"
 )
 
 // loadMix is what the load sends, in turn: the good fixtures, whose
@@ -215,7 +216,7 @@ func startBinary(t *testing.T) *sidecarProc {
 	p.cmd = exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot, "--work-dir", work,
 		"--log-level", "warn", "--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(p.metrics, "http://"), "/metrics"))
 	p.cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks)
-	logs := &syncBuffer{}
+	logs := &testbuf.Buffer{}
 	p.cmd.Stderr = logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/codeloc/codeloc/internal/testbuf"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -40,7 +40,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, data := citationStream(t)
-	logs := &lockedBuffer{}
+	logs := &testbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run([]string{"--contract", contract, "--config-dir", "../..", "--work-dir", work, "--shutdown-timeout", "20s"}, io.Discard, logs)
@@ -170,22 +170,4 @@ func waitUntil(t *testing.T, what string, logs fmt.Stringer, cond func() bool) {
 			t.Fatalf("still waiting for %s; logs:\n%s", what, logs)
 		}
 	}
-}
-
-// lockedBuffer is a log sink safe for the server's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
