@@ -101,16 +101,6 @@ func TestApplicationErrors(t *testing.T) {
 	}
 }
 
-// TestApplicationStrict: --strict is still accepted, with a note on stderr
-// and the stream unchanged on stdout.
-func TestApplicationStrict(t *testing.T) {
-	code, out, errOut := runApplication(t, "--repo-url", "https://git.example/atlas.git", "--strict", "--repo-root", "../../fixtures", "../../fixtures/citation")
-	if code != commands.ExitOK || errOut != "note: --strict is no longer needed: a dependency without a folder under the repo root is always refused\n" {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
-	checkDocs(t, out, []appDoc{{"citation", `"1"`, `"citation"`}})
-}
-
 func TestApplicationOutputDir(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runApplication(t, "--repo-url", "u", "--output-dir", dir, "../../fixtures/mediawatch", "../../fixtures/citation")

@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/appofapps"
@@ -14,7 +12,6 @@ import (
 func NewApplicationCmd() *cobra.Command {
 	var opts appofapps.Options
 	var contract, outDir string
-	var strict bool
 	cmd := &cobra.Command{
 		Use:   "application --repo-url URL [flags] DIR...",
 		Short: "Print the Argo CD Application of each code-location, for the cluster/apps repo",
@@ -56,9 +53,6 @@ checkout, the files to commit and push.`,
 				return problems.Sorted()
 			}
 			opts.Contract = c
-			if strict {
-				fmt.Fprintln(cmd.ErrOrStderr(), "note: --strict is no longer needed: a dependency without a folder under the repo root is always refused")
-			}
 			apps, err := appofapps.Generate(dirs, opts)
 			if err != nil {
 				return err
@@ -76,12 +70,8 @@ checkout, the files to commit and push.`,
 	f.StringVar(&opts.Revision, "revision", appofapps.DefaultRevision, "target revision: branch, tag or commit")
 	f.StringVar(&opts.Template, "template", "", "Application template file (default: the embedded example)")
 	f.StringVar(&opts.Project, "project", appofapps.DefaultProject, "Argo CD project")
-	f.BoolVar(&strict, "strict", false, "no effect: a dependency without a folder under the repo root is always refused")
 	f.StringVar(&outDir, "output-dir", "", "write each Application to DIR/<name>.yaml (a cluster/apps checkout) instead of stdout")
 	f.StringVar(&contract, "contract", "", "cluster contract file (default: the embedded example)")
 	_ = cmd.MarkFlagRequired("repo-url")
-	// Kept so that existing scripts run: what it refused is now always
-	// refused. Not cobra's MarkDeprecated: it writes its notice on stdout.
-	_ = f.MarkHidden("strict")
 	return cmd
 }
