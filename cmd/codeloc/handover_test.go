@@ -1,37 +1,115 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/names"
 )
 
-// TestHandOverLive builds the two binaries of the image and checks that
-// the per-render codeloc hands `validate --live` to codeloc-jobs next to
-// it, with its own arguments, and says what to install when it is missing.
-func TestHandOverLive(t *testing.T) {
-	dir := t.TempDir()
-	build := func(pkg string) string {
-		path := filepath.Join(dir, filepath.Base(pkg))
-		if b, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-		}
+// TestMain lets the test binary stand in for the binaries of the image, by
+// the name it is started as: as codeloc it is this package's main; as
+// codeloc-jobs it runs the validate command both binaries share, its live
+// checks replaced by standInLive. TestHandOverLive starts it under those
+// names instead of building them (building codeloc-jobs, which links
+// client-go and pgx, took most of this package's time on a cold cache).
+func TestMain(m *testing.M) {
+	switch filepath.Base(os.Args[0]) {
+	case names.BinaryCLI:
+		main()
+	case names.BinaryJobs:
+		root := commands.NewRoot(names.BinaryJobs, "stand-in", commands.NewValidateCmd(standInLive))
+		os.Exit(commands.Run(root, os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// standInLive is the stand-in codeloc-jobs's live checks: it names what it
+// was given and fails as the real one does without a cluster (exit 2).
+func standInLive(_ context.Context, _, _ io.Writer, dir, contract, kubeconfig string) error {
+	return commands.Usagef("stand-in live checks of %s, contract %s, kubeconfig %s", dir, contract, kubeconfig)
+}
+
+// install puts the test binary in dir under name (a hard link, else a copy),
+// so that it runs as that binary and os.Executable names dir.
+func install(t *testing.T, dir, name string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if os.Link(self, path) == nil {
 		return path
 	}
-	codeloc := build("github.com/codeloc/codeloc/cmd/codeloc")
-	args := []string{"validate", "--live", "--contract", "../../validate/contract.example.yaml",
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runIn runs bin with args, with PATH holding only bin's folder, and returns
+// its exit code and combined output.
+func runIn(t *testing.T, bin string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin))
+	out, err := cmd.CombinedOutput()
+	return exitCode(err), string(out)
+}
+
+// liveArgs are the arguments of `validate --live` on citation.
+func liveArgs(dir string) []string {
+	return []string{"validate", "--live", "--contract", "../../validate/contract.example.yaml",
 		"--kubeconfig", filepath.Join(dir, "no-such-kubeconfig"), "../../fixtures/citation"}
-	out, err := exec.Command(codeloc, args...).CombinedOutput()
-	if code := exitCode(err); code != commands.ExitUsage || !strings.Contains(string(out), "go build ./cmd/codeloc-jobs") {
+}
+
+// TestHandOverLive checks that the per-render codeloc hands `validate
+// --live` to the codeloc-jobs next to it, with its own arguments, that what
+// codeloc-jobs prints and its exit code are the command's, and that codeloc
+// says what to install when codeloc-jobs is missing.
+func TestHandOverLive(t *testing.T) {
+	dir := t.TempDir()
+	codeloc := install(t, dir, names.BinaryCLI)
+	args := liveArgs(dir)
+	code, out := runIn(t, codeloc, args...)
+	if code != commands.ExitUsage || !strings.Contains(out, "go build ./cmd/codeloc-jobs") {
 		t.Errorf("without codeloc-jobs: exit %d, output %q", code, out)
 	}
-	build("github.com/codeloc/codeloc/cmd/codeloc-jobs")
-	out, err = exec.Command(codeloc, args...).CombinedOutput()
-	if code := exitCode(err); code != commands.ExitUsage || !strings.HasPrefix(string(out), "codeloc-jobs: kubernetes configuration") {
+	install(t, dir, names.BinaryJobs)
+	code, out = runIn(t, codeloc, args...)
+	want := fmt.Sprintf("codeloc-jobs: stand-in live checks of ../../fixtures/citation, contract ../../validate/contract.example.yaml, kubeconfig %s\n", args[5])
+	if code != commands.ExitUsage || out != want {
+		t.Errorf("through codeloc-jobs: exit %d, output %q, want %q", code, out, want)
+	}
+}
+
+// TestHandOverLiveRealJobs runs the hand-over with the real codeloc-jobs,
+// built here: under CI=true only, where its packages are built for their
+// own tests anyway (from a cold cache the build takes 25-50 s on 2 cores).
+func TestHandOverLiveRealJobs(t *testing.T) {
+	if os.Getenv("CI") != "true" {
+		t.Skip("builds codeloc-jobs (client-go, pgx): runs under CI=true; TestHandOverLive checks the hand-over with a stand-in")
+	}
+	dir := t.TempDir()
+	codeloc := install(t, dir, names.BinaryCLI)
+	if b, err := exec.Command("go", "build", "-o", filepath.Join(dir, names.BinaryJobs), "github.com/codeloc/codeloc/cmd/codeloc-jobs").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/codeloc-jobs: %v\n%s", err, b)
+	}
+	code, out := runIn(t, codeloc, liveArgs(dir)...)
+	if code != commands.ExitUsage || !strings.HasPrefix(out, "codeloc-jobs: kubernetes configuration") {
 		t.Errorf("through codeloc-jobs: exit %d, output %q", code, out)
 	}
 }
