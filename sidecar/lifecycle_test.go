@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -139,28 +140,70 @@ func TestSymlinkEscape(t *testing.T) {
 	}
 }
 
-// TestCheckLinks checks the post-extraction link check directly: Argo CD's
-// Untgz already refuses what a tarball can express.
-func TestCheckLinks(t *testing.T) {
+// TestUnpackLinks checks the links of an archive as production unpacks
+// it (Server.unpack: the unpacker checks each link's text as it makes it,
+// then every link once all exist): what stays inside is kept, a dangling
+// link is left to the reader, the rest is refused. Argo CD's Untgz already
+// refuses much of what a tarball can express; these archives are made by
+// hand.
+func TestUnpackLinks(t *testing.T) {
+	link := func(name, target string) entry { return special(name, tar.TypeSymlink, target) }
 	tests := []struct {
-		name, target, want string
+		name      string
+		entries   []entry
+		linkedDir bool   // the work dir is reached through a link
+		want      string // "" for no error
 	}{
-		{"inside", "a.yaml", ""},
-		{"dangling", "missing.yaml", ""},
-		{"parent", "../../outside.yaml", "symbolic link sub/link points outside the repository"},
-		{"absolute", "/etc/hostname", "symbolic link sub/link points outside the repository"},
+		{"inside", []entry{file("sub/a.yaml", "a"), link("sub/link", "a.yaml")}, false, ""},
+		{"inside, the work dir behind a link", []entry{file("sub/a.yaml", "a"), link("sub/link", "a.yaml")}, true, ""},
+		{"dangling", []entry{link("sub/link", "missing.yaml")}, false, ""},
+		{"a chain inside", []entry{file("top.yaml", "t"), link("sub/l1", "l2"), link("sub/l2", "../top.yaml")}, false, ""},
+		{"a linked folder, then a file below it", []entry{file("dir/x.yaml", "x"), link("sub/d", "../dir"), link("sub/x", "d/x.yaml")}, false, ""},
+		{"parent", []entry{link("sub/link", "../../outside.yaml")}, false, "illegal filepath in symlink: sub/link -> ../../outside.yaml"},
+		{"a .. after a link", []entry{link("sub/up", "../.."), link("sub/link", "up/../../outside.yaml")}, false, "illegal filepath in symlink: sub/up -> ../.."},
+		// The target is made clean as committed: up/.. goes, and the link
+		// dangles inside instead of reaching outside.yaml through up.
+		{"a .. after a link, cleaned", []entry{link("sub/up", ".."), link("sub/link", "up/../outside.yaml")}, false, ""},
+		{"absolute", []entry{link("sub/link", "/etc/hostname")}, false, "symbolic link sub/link points outside the repository"},
+		{"loop", []entry{link("sub/l1", "l2"), link("sub/l2", "l1")}, false, "symbolic link sub/l1 cannot be resolved"},
+		{"itself", []entry{link("sub/link", "link")}, false, "symbolic link sub/link cannot be resolved"},
 	}
+	cfg, err := LoadPluginConfig(moduleRoot)
+	must(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			root := filepath.Join(dir, "root")
-			must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, "outside.yaml"), []byte("x"), 0o644))
-			must(t, os.WriteFile(filepath.Join(root, "sub", "a.yaml"), []byte("x"), 0o644))
-			must(t, os.Symlink(tt.target, filepath.Join(root, "sub", "link")))
-			err := checkLinks(root)
-			if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
-				t.Errorf("checkLinks: %v, want %q", err, tt.want)
+			t.Parallel()
+			real := t.TempDir()
+			must(t, os.WriteFile(filepath.Join(real, "outside.yaml"), []byte("x"), 0o644))
+			work := real
+			if tt.linkedDir {
+				work = filepath.Join(t.TempDir(), "work")
+				must(t, os.Symlink(real, work))
+			}
+			dest := filepath.Join(work, "req")
+			must(t, os.Mkdir(dest, 0o700))
+			data := archiveOf(t, tt.entries...)
+			srv := &Server{cfg: cfg, workDir: work, realWorkDir: real, limits: DefaultLimits()}
+			err := srv.unpack(context.Background(), &chunks{data: data}, dest, "", hexSum(data))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, errRepo)):
+				t.Errorf("error %v, want a refusal %q", err, tt.want)
+			}
+			if tt.want == "" { // every link made resolves inside, or dangles
+				for _, e := range tt.entries {
+					if e.h.Typeflag != tar.TypeSymlink {
+						continue
+					}
+					p := filepath.Join(dest, e.h.Name)
+					if _, err := os.Lstat(p); err != nil {
+						t.Errorf("%s was not made: %v", e.h.Name, err)
+					}
+					if to, err := filepath.EvalSymlinks(p); err == nil && !inside(to, filepath.Join(real, "req")) {
+						t.Errorf("%s resolves to %s, outside", e.h.Name, to)
+					}
+				}
 			}
 		})
 	}

@@ -132,23 +132,6 @@ func drain(stream cmp.StreamReceiver) error {
 	}
 }
 
-// checkLinks refuses a symbolic link under root that resolves outside it.
-// The unpacker checks each link as it makes it and the links it made once
-// all exist (a chain of links is only known at the end); this walks a
-// whole tree.
-func checkLinks(root string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return err
-	}
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.Type()&fs.ModeSymlink == 0 {
-			return err
-		}
-		return checkLink(root, realRoot, p)
-	})
-}
-
 // checkLink refuses the link p when it resolves outside root (realRoot
 // after links) or does not resolve at all (a loop); a dangling link is
 // left to the reader, whose message names the missing file.
