@@ -309,10 +309,8 @@ func TestPreflightRBACReadOnly(t *testing.T) {
 // TestPreflightRBACMatchesProof: the bundle ships the RBAC the preflight's
 // own tests prove sufficient against a real apiserver.
 func TestPreflightRBACMatchesProof(t *testing.T) {
+	// A tracked file: its absence is a deletion to fail on, not to skip.
 	proof, err := os.ReadFile("../../preflight/testdata/rbac-cluster.yaml")
-	if os.IsNotExist(err) {
-		t.Skip("preflight/testdata/rbac-cluster.yaml is absent")
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
