@@ -29,6 +29,16 @@ import (
 // object count is checked, and an invalid one, whose lines are.
 var loadMix = []string{"citation", "mediawatch", "citation", "mediawatch", "citation", "mediawatch", "citation", "invalid/bad-names"}
 
+// loadTests skips a load test unless CODELOC_LOAD=1: each takes tens of
+// seconds, more than the rest of the package. CI runs them on their own
+// line (.ci/run).
+func loadTests(t *testing.T) {
+	t.Helper()
+	if os.Getenv("CODELOC_LOAD") != "1" {
+		t.Skip("a load test: run it with CODELOC_LOAD=1 go test ./sidecar -run '^(TestLoad|TestRetainsNothing)$' -v")
+	}
+}
+
 // TestLoad renders CODELOC_LOAD_REQUESTS requests (default 200; 10000
 // for the full run) at concurrency 1, 4 and 16 through Argo CD's
 // repo-server code against the built codeloc-sidecar, and checks what does
@@ -38,8 +48,9 @@ var loadMix = []string{"citation", "mediawatch", "citation", "mediawatch", "cita
 // never asserted (RSS moves with GC pacing and the scavenger; what the
 // renders retain is TestRetainsNothing's).
 //
-//	CODELOC_LOAD_REQUESTS=10000 go test ./sidecar -run TestLoad -v -timeout 60m
+//	CODELOC_LOAD=1 CODELOC_LOAD_REQUESTS=10000 go test ./sidecar -run TestLoad -v -timeout 60m
 func TestLoad(t *testing.T) {
+	loadTests(t)
 	n := 200
 	if v := os.Getenv("CODELOC_LOAD_REQUESTS"); v != "" {
 		var err error
@@ -100,7 +111,10 @@ const retainedPerRequest = 1 << 10
 // request. Unlike RSS, the live heap after runtime.GC does not depend on
 // when the collector last ran. CODELOC_LEAK_N sets the request count
 // (default 400); what stays legitimately is a constant ~20 KiB at any count.
+// A load test (CODELOC_LOAD=1); TestNoLeak checks the same with fewer
+// renders and a coarser bound in every run.
 func TestRetainsNothing(t *testing.T) {
+	loadTests(t)
 	sockDir(t)
 	// Its log lines are formatted as in production but not kept: the
 	// test's log buffer would be the only thing that grows.
