@@ -119,38 +119,33 @@ func (m *Memory) resolve(p string, followLast bool, limit int, loopErr error) (f
 	rest := split(p)
 	stack := []*node{m.root} // the folders from the root down to where we are
 	var parts []string
-	hops := 0
-	if len(rest) == 0 {
-		return found{n: m.root}, nil
+	// here is the folder reached, when p ends there (in "..", or in a link
+	// to "." or "/", or p is the root).
+	here := func() found {
+		f := found{n: stack[len(stack)-1], parts: slices.Clone(parts)}
+		if len(stack) > 1 {
+			f.dir, f.name = stack[len(stack)-2], parts[len(parts)-1]
+		}
+		return f
 	}
-	for len(rest) > 0 {
+	for hops := 0; len(rest) > 0; {
 		c := rest[0]
 		rest = rest[1:]
 		if c == ".." {
 			if len(stack) > 1 {
-				stack = stack[:len(stack)-1]
-				parts = parts[:len(parts)-1]
-			}
-			if len(rest) == 0 {
-				cur := stack[len(stack)-1]
-				f := found{n: cur, parts: slices.Clone(parts)}
-				if len(stack) > 1 {
-					f.dir, f.name = stack[len(stack)-2], parts[len(parts)-1]
-				}
-				return f, nil
+				stack, parts = stack[:len(stack)-1], parts[:len(parts)-1]
 			}
 			continue
 		}
 		dir := stack[len(stack)-1]
 		child := dir.children[c]
 		last := len(rest) == 0
-		if child == nil {
-			if last {
-				return found{dir: dir, parts: append(slices.Clone(parts), c), name: c}, nil
-			}
+		switch {
+		case child == nil && last:
+			return found{dir: dir, parts: append(slices.Clone(parts), c), name: c}, nil
+		case child == nil:
 			return found{}, syscall.ENOENT
-		}
-		if child.isLink() && (!last || followLast) {
+		case child.isLink() && (!last || followLast):
 			if hops++; hops > limit {
 				return found{}, loopErr
 			}
@@ -158,29 +153,17 @@ func (m *Memory) resolve(p string, followLast bool, limit int, loopErr error) (f
 				stack, parts = stack[:1], parts[:0]
 			}
 			rest = append(split(child.target), rest...)
-			if len(rest) == 0 { // a link to "/" or "."
-				cur := stack[len(stack)-1]
-				f := found{n: cur, parts: slices.Clone(parts)}
-				if len(stack) > 1 {
-					f.dir, f.name = stack[len(stack)-2], parts[len(parts)-1]
-				}
-				return f, nil
-			}
-			continue
-		}
-		if last {
-			if trailing && !child.isDir() {
-				return found{}, syscall.ENOTDIR
-			}
-			return found{dir: dir, parts: append(slices.Clone(parts), c), name: c, n: child}, nil
-		}
-		if !child.isDir() {
+		case last && trailing && !child.isDir():
 			return found{}, syscall.ENOTDIR
+		case last:
+			return found{dir: dir, parts: append(slices.Clone(parts), c), name: c, n: child}, nil
+		case !child.isDir():
+			return found{}, syscall.ENOTDIR
+		default:
+			stack, parts = append(stack, child), append(parts, c)
 		}
-		stack = append(stack, child)
-		parts = append(parts, c)
 	}
-	panic("unreachable")
+	return here(), nil
 }
 
 // lookup is what p names, following a final link when follow is set; an
@@ -397,7 +380,8 @@ func (m *Memory) Walk(root string, walkFn filepath.WalkFunc) error {
 	} else {
 		err = m.walk(root, fi, walkFn)
 	}
-	if err == filepath.SkipDir || err == filepath.SkipAll {
+	// Compared as filepath.Walk does: a wrapped SkipDir is an error.
+	if err == filepath.SkipDir || err == filepath.SkipAll { //nolint:errorlint
 		return nil
 	}
 	return err
@@ -417,12 +401,12 @@ func (m *Memory) walk(p string, fi fs.FileInfo, walkFn filepath.WalkFunc) error 
 		name := filepath.Join(p, name)
 		fi, err := m.Lstat(name)
 		if err != nil {
-			if err := walkFn(name, fi, err); err != nil && err != filepath.SkipDir {
+			if err := walkFn(name, fi, err); err != nil && err != filepath.SkipDir { //nolint:errorlint // as filepath.Walk
 				return err
 			}
 			continue
 		}
-		if err := m.walk(name, fi, walkFn); err != nil && (!fi.IsDir() || err != filepath.SkipDir) {
+		if err := m.walk(name, fi, walkFn); err != nil && (!fi.IsDir() || err != filepath.SkipDir) { //nolint:errorlint // as filepath.Walk
 			return err
 		}
 	}

@@ -553,3 +553,26 @@ func TestKustomize(t *testing.T) {
 		})
 	}
 }
+
+// TestAbsoluteTarget checks a Memory's absolute link target is taken from
+// its own root (no disk to compare with: the disk's is the machine's).
+func TestAbsoluteTarget(t *testing.T) {
+	m := NewMemory()
+	must(t, m.MkdirAll("/app/base"))
+	must(t, m.WriteFile("/app/base/a.yaml", []byte("a")))
+	if err := m.Symlink("/app/base", "/missing/abs"); errClass(err) != "not-exist" {
+		t.Errorf("a link in a missing folder: %v", err)
+	}
+	must(t, m.MkdirAll("/other"))
+	must(t, m.Symlink("/app/base", "/other/abs"))
+	if err := m.Symlink("x", "/other/abs"); errClass(err) != "exists" {
+		t.Errorf("a link over a link: %v", err)
+	}
+	d, f, err := m.CleanedAbs("/other/abs/a.yaml")
+	if err != nil || d != "/app/base" || f != "a.yaml" {
+		t.Errorf("CleanedAbs: %q %q %v", d, f, err)
+	}
+	if names, err := m.ReadDir("other/abs"); err != nil || !cmp.Equal(names, []string{"a.yaml"}) {
+		t.Errorf("ReadDir of a relative path: %v %v", names, err)
+	}
+}
