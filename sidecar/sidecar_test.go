@@ -149,28 +149,71 @@ func TestGoodFixtures(t *testing.T) {
 func TestInvalidFixtures(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			current := ""
-			for _, name := range invalidFixtures(t) {
-				if c := fixtureContract(name); c != current {
-					b.start(t, c) // later servers shadow earlier ones: new socket folder
-					current = c
+			for _, g := range byContract(invalidFixtures(t)) {
+				b.start(t, g.contract) // later servers shadow earlier ones: new socket folder
+				errs := renderAll(g.names, genOpts{})
+				for i, name := range g.names {
+					t.Run(name, func(t *testing.T) {
+						want := expectedLines(t, name)
+						if b.name == "stock" {
+							want = stockLines(name, want)
+						}
+						if errs[i] == nil {
+							t.Fatal("no error")
+						}
+						if got := normalize(errs[i].Error()); !strings.Contains(got, want) {
+							t.Errorf("error does not carry the expected lines\n got: %s\nwant: %s", got, want)
+						}
+					})
 				}
-				t.Run(name, func(t *testing.T) {
-					want := expectedLines(t, name)
-					if b.name == "stock" {
-						want = stockLines(name, want)
-					}
-					_, err := generate(context.Background(), "invalid/"+name, genOpts{})
-					if err == nil {
-						t.Fatal("no error")
-					}
-					if got := normalize(err.Error()); !strings.Contains(got, want) {
-						t.Errorf("error does not carry the expected lines\n got: %s\nwant: %s", got, want)
-					}
-				})
 			}
 		})
 	}
+}
+
+// fixtureGroup is a run of invalid fixtures rendered with one contract.
+type fixtureGroup struct {
+	contract string
+	names    []string
+}
+
+// byContract cuts the fixtures into runs that share a contract
+// (fixtureContract), in their order.
+func byContract(names []string) []fixtureGroup {
+	var groups []fixtureGroup
+	for _, name := range names {
+		c := fixtureContract(name)
+		if len(groups) == 0 || groups[len(groups)-1].contract != c {
+			groups = append(groups, fixtureGroup{contract: c})
+		}
+		g := &groups[len(groups)-1]
+		g.names = append(g.names, name)
+	}
+	return groups
+}
+
+// renderAll renders the invalid fixtures names through GenerateManifests,
+// four at a time (the server serves requests concurrently, as in
+// production), and returns each one's error.
+func renderAll(names []string, o genOpts) []error {
+	errs := make([]error, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				_, errs[i] = generate(context.Background(), "invalid/"+names[i], o)
+			}
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errs
 }
 
 // stockLines is what the stock cmp-server shows instead of a fixture's
@@ -192,26 +235,25 @@ func TestInvalidFixturesGeneratePaths(t *testing.T) {
 		"symlink-escape":     "illegal filepath in symlink",
 		"link-kustomization": "illegal filepath in symlink",
 	}
-	current := ""
-	for _, name := range invalidFixtures(t) {
-		if c := fixtureContract(name); c != current {
-			sockDir(t)
-			startOurs(t, c)
-			current = c
+	for _, g := range byContract(invalidFixtures(t)) {
+		sockDir(t)
+		startOurs(t, g.contract)
+		errs := renderAll(g.names, genOpts{generatePath: true})
+		for i, name := range g.names {
+			t.Run(name, func(t *testing.T) {
+				want, ok := differ[name]
+				if !ok {
+					want = expectedLines(t, name)
+				}
+				err := errs[i]
+				if err == nil {
+					t.Fatal("no error")
+				}
+				if got := normalize(err.Error()); !strings.Contains(got, want) {
+					t.Errorf("error does not carry the expected lines\n got: %s\nwant: %s", got, want)
+				}
+			})
 		}
-		t.Run(name, func(t *testing.T) {
-			want, ok := differ[name]
-			if !ok {
-				want = expectedLines(t, name)
-			}
-			_, err := generate(context.Background(), "invalid/"+name, genOpts{generatePath: true})
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if got := normalize(err.Error()); !strings.Contains(got, want) {
-				t.Errorf("error does not carry the expected lines\n got: %s\nwant: %s", got, want)
-			}
-		})
 	}
 }
 
