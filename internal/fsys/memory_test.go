@@ -84,11 +84,15 @@ type side struct {
 	symlink func(target, link string) error
 }
 
+// path is the case path p on s.
 func (s side) path(p string) string {
-	if s.root == "" {
+	switch {
+	case s.root == "":
 		return p
+	case p == "/":
+		return s.root
 	}
-	return s.root + strings.TrimSuffix(p, "/") + map[bool]string{true: "/"}[strings.HasSuffix(p, "/") && p != "/"]
+	return s.root + p
 }
 
 // unpath shows a path of s as a case path.
@@ -165,7 +169,7 @@ func errClass(err error) string {
 	return "error"
 }
 
-// fileInfo is what the cases compare of an fs.FileInfo: the root's name
+// infoSeen is what the cases compare of an fs.FileInfo: the root's name
 // is the temporary folder's on the disk.
 type infoSeen struct {
 	Name string
