@@ -11,6 +11,7 @@ import (
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -37,7 +38,7 @@ func writeInputs(t *testing.T, files map[string]string) (*validate.Declaration, 
 			t.Fatal(err)
 		}
 	}
-	d, c, ps := preflight.Load(dir, filepath.Join(dir, render.ContractKey))
+	d, c, ps := preflight.Load(dir, filepath.Join(dir, emit.ContractKey))
 	if len(ps) > 0 {
 		t.Fatalf("load: %v", ps)
 	}
@@ -78,7 +79,7 @@ func TestSecretKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, env, nil)
-			files := map[string]string{validate.ManifestFile: declarationYAML, render.ContractKey: w.subst(contractYAML)}
+			files := map[string]string{validate.ManifestFile: declarationYAML, emit.ContractKey: w.subst(contractYAML)}
 			if tc.keys != nil {
 				files[names.SecretKeysFile] = *tc.keys
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -68,7 +69,7 @@ func benchRender(b *testing.B, req render.Request) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		out, err := render.Write(res.Objects)
+		out, err := emit.Write(res.Objects)
 		if err != nil {
 			b.Fatal(err)
 		}

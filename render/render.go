@@ -1,16 +1,18 @@
 // Package render turns a validated atlas code-location into the final
-// manifests Argo CD applies: it builds the kustomize root in-process, checks
-// the result against policy and adds the objects the cluster orchestrates
-// (PreSync preflight pod and migration Job, bucket references, block PVC, sync
-// waves, the record ConfigMap).
+// manifests Argo CD applies. Render reads as the pipeline:
+//
+//	validate  the declaration, the contract, the request (validate)
+//	build     the kustomize root, in-process, guarded (render/build)
+//	policy    every rule over the built objects, then the edits (render/policy)
+//	emit      the objects the cluster adds, waves, order (render/emit)
+//
+// Output is all-or-nothing: objects, or every problem and no object.
 package render
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -18,11 +20,17 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/render/build"
+	"github.com/codeloc/codeloc/render/emit"
+	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/validate"
 )
 
 // Request says what to render.
 type Request struct {
+	// FS is the file system Dir is on; nil means the local disk.
+	FS fsys.FS
 	// Dir holds code-location.manifest.yaml.
 	Dir string
 	// KustomizeRoot is the kustomize root relative to Dir; "" means Dir.
@@ -35,8 +43,8 @@ type Request struct {
 	// DisplayBase is the folder paths in messages are shown relative to
 	// (the repo root in the sidecar); "" means the working directory.
 	DisplayBase string
-	// DisplayPrefix, when the unpacked tree does not mirror the repo (Argo
-	// CD sent only a sub-folder), is joined in front of paths relative to
+	// DisplayPrefix, when the tree read does not mirror the repo (Argo CD
+	// sent only a sub-folder), is joined in front of paths relative to
 	// DisplayBase so that they read as paths in the repo.
 	DisplayPrefix string
 	// APIVersions, when not nil, are the group/versions (and group/version/kind)
@@ -48,14 +56,17 @@ type Request struct {
 type Result struct {
 	Declaration *validate.Declaration
 	Objects     []*yaml.RNode
-	// Warnings are kustomize's notes (deprecated fields, vars never
-	// replaced): reported, never a failure, never on stdout.
+	// Warnings are kustomize's notes (deprecated fields): reported, never a
+	// failure, never on stdout.
 	Warnings validate.Problems
 }
 
 // Render validates and builds a code-location. On any problem it returns
 // validate.Problems and no objects; other errors are internal.
 func Render(req Request) (*Result, error) {
+	if req.FS == nil {
+		req.FS = fsys.Disk()
+	}
 	// Origin tracking costs kustomize about a tenth of the build: a
 	// render that finds problems runs again with it, to place them.
 	res, err := render(req, false)
@@ -64,10 +75,10 @@ func Render(req Request) (*Result, error) {
 		if _, err = render(req, true); !errors.As(err, &problems) {
 			return nil, err // not expected: the same input, the same outcome
 		}
-		return nil, present(problems, req.DisplayBase, req.DisplayPrefix)
+		return nil, present(req, problems)
 	}
 	if res != nil {
-		res.Warnings = present(res.Warnings, req.DisplayBase, req.DisplayPrefix)
+		res.Warnings = present(req, res.Warnings)
 	}
 	return res, err
 }
@@ -81,38 +92,39 @@ func render(req Request, track bool) (*Result, error) {
 	if p != nil {
 		return nil, validate.Problems{*p}
 	}
-	objs, origins, patches, problems := build(root, track)
-	if objs == nil {
-		return nil, problems.Sorted()
+	built := build.Build(req.FS, root, track)
+	if built.Objects == nil {
+		return nil, built.Problems.Sorted()
 	}
-	in := newInstance(d, req.Contract, root, origins)
-	in.patches = patches
-	in.noteMetadataProblems(problems)
-	// The rules read the objects as built; the policy then edits them.
-	problems = slices.Concat(problems, in.checkRules(objs), in.applyPolicy(objs))
-	errs, warnings := problems.Split()
+	objs := built.Objects
+	in := policy.NewContext(d, req.Contract, built.Locator)
+	// The rules read the objects as built; the edits follow.
+	errs, warnings := slices.Concat(built.Problems, policy.Check(in, objs)).Split()
 	if len(errs) > 0 {
-		return nil, problems.Sorted()
+		return nil, append(errs, warnings...).Sorted()
 	}
-	emitted, err := in.emit()
+	if errs := policy.Apply(in, objs); len(errs) > 0 {
+		return nil, errs.Sorted()
+	}
+	emitted, err := emit.Objects(emit.Input{Declaration: d, Contract: req.Contract, SecretKeys: in.SecretKeys()})
 	if err != nil {
 		return nil, err
 	}
-	if problems := in.checkConflicts(objs, emitted); len(problems) > 0 {
+	if problems := policy.Conflicts(in, objs, emitted); len(problems) > 0 {
 		return nil, append(problems, warnings...).Sorted()
 	}
 	all := append(objs, emitted...)
-	if err := in.assignWaves(all); err != nil {
+	if err := emit.AssignWaves(d.CodeLocation, all); err != nil {
 		return nil, err
 	}
-	sortObjects(all)
+	emit.Sort(all)
 	return &Result{Declaration: d, Objects: all, Warnings: warnings.Sorted()}, nil
 }
 
 // validateRequest runs every check that does not need the kustomize build: the
 // declaration, the contract, the request's namespace and API versions.
 func validateRequest(req Request) (*validate.Declaration, validate.Problems) {
-	d, problems := validate.LoadDeclaration(req.Dir)
+	d, problems := validate.LoadDeclarationFS(req.FS, req.Dir)
 	if d == nil || req.Contract == nil {
 		return d, problems
 	}
@@ -163,33 +175,19 @@ func kustomizeRoot(dir, sub string) (string, *validate.Problem) {
 	return filepath.Join(dir, clean), nil
 }
 
-// Write writes objects as one YAML stream.
-func Write(objs []*yaml.RNode) ([]byte, error) {
-	var buf bytes.Buffer
-	for i, o := range objs {
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		s, err := o.String()
-		if err != nil {
-			return nil, fmt.Errorf("encode %s/%s: %w", o.GetKind(), o.GetName(), err)
-		}
-		buf.WriteString(s)
-	}
-	return buf.Bytes(), nil
-}
-
-// present sorts problems and shows the paths in them relative to base (and
-// under prefix), so that messages do not depend on where the repo was
-// unpacked (the repo-server uses a random temporary folder per request).
-func present(problems validate.Problems, base, prefix string) validate.Problems {
+// present sorts problems and shows the paths in them relative to the
+// request's display base (and under its prefix), so that messages do not
+// depend on where the repo was unpacked (the repo-server uses a random
+// temporary folder per request).
+func present(req Request, problems validate.Problems) validate.Problems {
+	base := req.DisplayBase
 	if base == "" {
-		base, _ = os.Getwd()
+		base = "."
 	}
-	bases := []string{}
+	var bases []string
 	if abs, err := filepath.Abs(base); err == nil && abs != "/" {
 		bases = append(bases, abs)
-		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		if real, err := req.FS.EvalSymlinks(abs); err == nil && real != abs {
 			bases = append(bases, real)
 		}
 	}
@@ -201,8 +199,8 @@ func present(problems validate.Problems, base, prefix string) validate.Problems 
 			}
 			p.Message = strings.ReplaceAll(p.Message, b+string(filepath.Separator), "")
 		}
-		if prefix != "" && p.File != "" && !filepath.IsAbs(p.File) {
-			p.File = path.Join(prefix, filepath.ToSlash(p.File))
+		if req.DisplayPrefix != "" && p.File != "" && !filepath.IsAbs(p.File) {
+			p.File = path.Join(req.DisplayPrefix, filepath.ToSlash(p.File))
 		}
 		out[i] = p
 	}

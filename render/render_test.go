@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/validate"
 
 	"github.com/codeloc/codeloc/internal/golden"
@@ -31,7 +32,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := render.Write(res.Objects)
+			got, err := emit.Write(res.Objects)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +50,7 @@ func TestDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if outs[i], err = render.Write(res.Objects); err != nil {
+		if outs[i], err = emit.Write(res.Objects); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/node"
 )
 
 // TestEncodeJSON checks that render.AppendJSON gives what Argo CD's repo-server
@@ -72,7 +72,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := render.AppendJSON(nil, rn.YNode())
+			got, err := node.AppendJSON(nil, rn.YNode())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestEncodeJSONYAML12(t *testing.T) {
 	for _, tt := range tests {
 		rn, err := yaml.Parse(tt.doc)
 		must(t, err)
-		got, err := render.AppendJSON(nil, rn.YNode())
+		got, err := node.AppendJSON(nil, rn.YNode())
 		if err != nil || string(got) != tt.want {
 			t.Errorf("%q: %s (%v), want %s", tt.doc, got, err, tt.want)
 		}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -215,7 +216,7 @@ func encodeObjects(objects []*yaml.RNode) ([]string, error) {
 	var buf []byte
 	for i, o := range objects {
 		var err error
-		if buf, err = render.AppendJSON(buf[:0], o.YNode()); err != nil {
+		if buf, err = node.AppendJSON(buf[:0], o.YNode()); err != nil {
 			return nil, fmt.Errorf("encoding %s/%s: %w", o.GetKind(), o.GetName(), err)
 		}
 		manifests[i] = string(buf)

@@ -22,7 +22,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/codeloc/codeloc/plugin"
-	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/emit"
 )
 
 // speedVariant is one way of rendering fixtures/citation once.
@@ -134,7 +134,7 @@ func inProcessRender(b *testing.B) func() error {
 		if err != nil {
 			return err
 		}
-		_, err = render.Write(res.Objects)
+		_, err = emit.Write(res.Objects)
 		return err
 	}
 }

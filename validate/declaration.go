@@ -1,14 +1,16 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	iofs "io/fs"
 	"path/filepath"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/names"
 )
 
@@ -91,32 +93,37 @@ func parentPath(p string) string {
 // (schema, names, revision, quantities, duplicates, migration files). It
 // returns the declaration, possibly partial, and every problem found.
 func LoadDeclaration(dir string) (*Declaration, Problems) {
+	return LoadDeclarationFS(fsys.Disk(), dir)
+}
+
+// LoadDeclarationFS is LoadDeclaration on the file system fs.
+func LoadDeclarationFS(fs fsys.FS, dir string) (*Declaration, Problems) {
 	file := filepath.Join(dir, ManifestFile)
-	data, p := readRepoFile(dir, ManifestFile, "write the declaration described in the README next to kustomization.yaml")
+	data, p := readRepoFile(fs, dir, ManifestFile, "write the declaration described in the README next to kustomization.yaml")
 	if p != nil {
 		return nil, Problems{*p}
 	}
 	d, problems := ParseDeclaration(file, data)
 	if d != nil {
-		problems = append(problems, d.readMigrations(dir)...)
+		problems = append(problems, d.readMigrations(fs, dir)...)
 	}
 	return d, problems
 }
 
 // readRepoFile reads a regular file inside dir, refusing symlinks and
 // oversized files.
-func readRepoFile(dir, name, hint string) ([]byte, *Problem) {
+func readRepoFile(fs fsys.FS, dir, name, hint string) ([]byte, *Problem) {
 	file := filepath.Join(dir, name)
 	at := Pos{File: file}
-	fi, err := os.Lstat(file)
+	fi, err := fs.Lstat(file)
 	switch {
-	case os.IsNotExist(err):
+	case errors.Is(err, iofs.ErrNotExist):
 		p := at.At(CodeFileMissing, "", "file not found", hint)
 		return nil, &p
 	case err != nil:
 		p := at.At(CodeFileUnreadable, "", err.Error(), "check the file's permissions")
 		return nil, &p
-	case fi.Mode()&os.ModeSymlink != 0:
+	case fi.Mode()&iofs.ModeSymlink != 0:
 		p := at.At(CodeFileNotRegular, "", "is a symbolic link", "commit the file itself, not a link")
 		return nil, &p
 	case !fi.Mode().IsRegular():
@@ -126,7 +133,7 @@ func readRepoFile(dir, name, hint string) ([]byte, *Problem) {
 		p := at.At(CodeFileTooLarge, "", fmt.Sprintf("file is %d bytes, more than the %d allowed", fi.Size(), MaxFileBytes), "keep the document small")
 		return nil, &p
 	}
-	data, err := os.ReadFile(file)
+	data, err := fs.ReadFile(file)
 	if err != nil {
 		p := at.At(CodeFileUnreadable, "", err.Error(), "check the file's permissions")
 		return nil, &p
@@ -251,12 +258,12 @@ func (d *Declaration) checkForm() Problems {
 
 // readMigrations reads each declared migration, a regular file directly
 // under dir/migrations, into d.Migrations, and bounds their total size.
-func (d *Declaration) readMigrations(dir string) Problems {
+func (d *Declaration) readMigrations(fs fsys.FS, dir string) Problems {
 	var ps Problems
 	if len(d.DependsOn.Migrations) == 0 {
 		return nil
 	}
-	if fi, err := os.Lstat(filepath.Join(dir, MigrationsDir)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	if fi, err := fs.Lstat(filepath.Join(dir, MigrationsDir)); err == nil && fi.Mode()&iofs.ModeSymlink != 0 {
 		return Problems{d.PosOf("dependsOn.migrations").At(CodeFileNotRegular, "dependsOn.migrations", "the migrations folder is a symbolic link", "commit a real migrations/ folder")}
 	}
 	total := 0
@@ -265,7 +272,7 @@ func (d *Declaration) readMigrations(dir string) Problems {
 			continue
 		}
 		path := index("dependsOn.migrations", i)
-		data, p := readMigration(dir, name)
+		data, p := readMigration(fs, dir, name)
 		if p != nil {
 			ps = append(ps, d.PosOf(path).At(p.Code, path, fmt.Sprintf("%s: %s", filepath.Join(MigrationsDir, name), p.Message), p.Hint))
 			continue
@@ -288,11 +295,11 @@ const (
 	MaxMigrationsTotal = names.MaxMigrationsTotal
 )
 
-func readMigration(dir, name string) ([]byte, *Problem) {
+func readMigration(fs fsys.FS, dir, name string) ([]byte, *Problem) {
 	file := filepath.Join(dir, MigrationsDir, name)
-	fi, err := os.Lstat(file)
+	fi, err := fs.Lstat(file)
 	switch {
-	case os.IsNotExist(err):
+	case errors.Is(err, iofs.ErrNotExist):
 		return nil, &Problem{Code: CodeMigrationMissing, Message: "file not found", Hint: fmt.Sprintf("add %s or remove it from the list", filepath.Join(MigrationsDir, name))}
 	case err != nil:
 		return nil, &Problem{Code: CodeFileUnreadable, Message: err.Error(), Hint: "check the file's permissions"}
@@ -303,7 +310,7 @@ func readMigration(dir, name string) ([]byte, *Problem) {
 	case fi.Size() == 0:
 		return nil, &Problem{Code: CodeMigrationEmpty, Message: "is empty", Hint: "write the SQL or remove the migration"}
 	}
-	data, err := os.ReadFile(file)
+	data, err := fs.ReadFile(file)
 	if err != nil {
 		return nil, &Problem{Code: CodeFileUnreadable, Message: err.Error(), Hint: "check the file's permissions"}
 	}

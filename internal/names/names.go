@@ -12,6 +12,7 @@ package names
 import (
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -82,6 +83,21 @@ func MigrateName(codeLocation string) string { return codeLocation + "-migrate" 
 
 // DataClaimName is the block PVC of a code-location (resources.disk).
 func DataClaimName(codeLocation string) string { return codeLocation + "-data" }
+
+// Argo CD annotations: codeloc sets them on what it emits, and refuses
+// them on what a code-location ships (the cluster orchestrates).
+const (
+	AnnoHook        = "argocd.argoproj.io/hook"
+	AnnoHookDelete  = "argocd.argoproj.io/hook-delete-policy"
+	AnnoSyncWave    = "argocd.argoproj.io/sync-wave"
+	AnnoSyncOptions = "argocd.argoproj.io/sync-options"
+)
+
+// BucketEnvPrefix is the env prefix of a declared bucket's variables:
+// atlas-datalake gives ATLAS_DATALAKE_ (ATLAS_DATALAKE_BUCKET_HOST, ...).
+func BucketEnvPrefix(bucket string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(bucket)) + "_"
+}
 
 // Limits.
 const (

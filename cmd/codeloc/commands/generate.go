@@ -9,7 +9,7 @@ import (
 
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/plugin"
-	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/emit"
 )
 
 // NewGenerateCmd is plugin.yaml's generate command, run by Argo CD's stock
@@ -71,5 +71,5 @@ func generate(dir, contractPath string, environ []string, notes io.Writer) ([]by
 		return nil, err
 	}
 	printWarnings(notes, res.Warnings)
-	return render.Write(res.Objects)
+	return emit.Write(res.Objects)
 }

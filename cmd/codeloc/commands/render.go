@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -56,7 +57,7 @@ and nothing on stdout when the input is invalid.`,
 				return err
 			}
 			printWarnings(cmd.ErrOrStderr(), res.Warnings)
-			out, err := render.Write(res.Objects)
+			out, err := emit.Write(res.Objects)
 			if err != nil {
 				return err
 			}

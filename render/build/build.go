@@ -1,0 +1,127 @@
+// Package build runs kustomize in-process over a file system: load
+// restrictor root-only, no plugins, no Helm, nothing remote. Every
+// kustomization kustomize reads passes through a guard (guard.go) that
+// refuses what would fetch, inflate or print, records the deprecated
+// fields as warnings at their lines and notes the patches; the objects come
+// back with where each was read from, so that later stages can place their
+// problems at a line (Locator).
+package build
+
+import (
+	"path/filepath"
+	"slices"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// Output is what a build yields.
+type Output struct {
+	// Objects are the built objects, in kustomize's order; nil when the
+	// build failed or was refused.
+	Objects []*yaml.RNode
+	// Problems are, with Objects, the objects' metadata problems and the
+	// warnings; without, why there is no object.
+	Problems validate.Problems
+	// Locator places problems of the objects in their files.
+	Locator *Locator
+}
+
+// Build builds the kustomize root at root on fs. With track set, kustomize
+// records where each object came from (a tenth of the build's time), so
+// that the Locator places problems at a line; without, at the root
+// kustomization.
+func Build(fs fsys.FS, root string, track bool) *Output {
+	b := newBuilder(fs, root, track)
+	file := b.kustomizationFile(root)
+	if b.linksOutside(file, nil, "", file) {
+		return &Output{Problems: b.problems}
+	}
+	k := krusty.MakeKustomizer(&krusty.Options{
+		Reorder:          krusty.ReorderOptionNone,
+		LoadRestrictions: types.LoadRestrictionsRootOnly,
+		PluginConfig:     types.DisabledPluginConfig(),
+	})
+	rm, err := k.Run(guard{FS: fs, b: b}, root)
+	if b.refused() {
+		// The guard served kustomize nothing it refused, so the build ran on
+		// the rest: every refusal of the tree is known, whatever kustomize
+		// then made of what was left.
+		return &Output{Problems: b.problems}
+	}
+	if err != nil {
+		return &Output{Problems: validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}}
+	}
+	resources := rm.Resources()
+	if len(resources) == 0 {
+		return &Output{Problems: validate.Problems{{Code: CodeKustomizeEmpty, File: file, Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}}
+	}
+	loc := newLocator(b, file)
+	objs := make([]*yaml.RNode, len(resources))
+	for i, r := range resources {
+		o, err := takeOrigin(r, root)
+		if err != nil {
+			return &Output{Problems: validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the object's annotations"}}}
+		}
+		objs[i] = &r.RNode
+		loc.origins[objs[i]] = o
+	}
+	return &Output{Objects: objs, Problems: b.problems, Locator: loc}
+}
+
+// builder is one build's state: what the guard saw and refused.
+type builder struct {
+	fs    fsys.FS
+	root  string // the kustomize root as given
+	real  string // the kustomize root, links resolved
+	track bool
+	// rootFile is the root kustomization as kustomize reads it (links
+	// resolved): origins are asked of it alone.
+	rootFile string
+	problems validate.Problems
+	patches  []*patch
+	// read holds every file kustomize read, by the path it read it at,
+	// for the Locator to place problems without reading them again.
+	read map[string][]byte
+	// resourceFiles are the files listed under resources: (links
+	// resolved), whose objects' metadata is checked as written.
+	resourceFiles map[string]bool
+	// served holds each kustomization as served to kustomize.
+	served map[string][]byte
+}
+
+func newBuilder(fs fsys.FS, root string, track bool) *builder {
+	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, resourceFiles: map[string]bool{}}
+	b.real = b.realPath(root)
+	b.rootFile = filepath.Join(b.real, filepath.Base(b.kustomizationFile(root)))
+	return b
+}
+
+// refused reports whether the guard refused anything: a problem other than
+// a warning or an object's metadata.
+func (b *builder) refused() bool {
+	return slices.ContainsFunc(b.problems, func(p validate.Problem) bool { return p.Code != CodeMetadata && !p.IsWarning() })
+}
+
+// kustomizationFile returns the kustomization file of a folder, for
+// messages: the first of the names kustomize recognizes that exists.
+func (b *builder) kustomizationFile(dir string) string {
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		p := filepath.Join(dir, name)
+		if _, err := b.fs.Lstat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(dir, konfig.DefaultKustomizationFileName())
+}
+
+// isKustomizationFile reports whether kustomize reads path as a
+// kustomization.
+func isKustomizationFile(path string) bool {
+	return slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path))
+}

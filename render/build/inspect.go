@@ -1,0 +1,208 @@
+package build
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/render/node"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// pathFields are the kustomization fields holding lists of paths or URLs.
+var pathFields = []string{"resources", "components", "bases", "crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge"}
+
+// refusedFields are the kustomization fields codeloc refuses whole.
+var refusedFields = []struct{ field, code, msg, hint string }{
+	{"helmCharts", CodeKustomizeHelm, "Helm chart inflation is disabled", helmHint},
+	{"helmChartInflationGenerator", CodeKustomizeHelm, "Helm chart inflation is disabled", helmHint},
+	{"helmGlobals", CodeKustomizeHelm, "Helm chart inflation is disabled", helmHint},
+	{"vars", CodeKustomizeVars, "vars is deprecated in kustomize, which prints its notes on the process's output",
+		"rewrite the vars as replacements (`kustomize edit fix --vars` does it)"},
+}
+
+const helmHint = "render the chart into the repo (helm template) and list the output under resources:"
+
+// inspect checks one kustomization as kustomize reads it and returns what
+// kustomize is served: the same document without the references and
+// fields refused (each one a problem at its line), deprecated fields moved
+// to their replacements, no sortOptions (codeloc orders the output
+// itself), and, for the root when origins are tracked, buildMetadata
+// asking kustomize to record them. A document that is not a mapping is
+// served as it is: kustomize reports it in its own words.
+func (b *builder) inspect(file string, data []byte) []byte {
+	doc, err := yaml.Parse(string(data))
+	if err != nil || doc.YNode().Kind != yaml.MappingNode {
+		return data
+	}
+	dir := filepath.Dir(file)
+	edited := b.refuseFields(file, doc)
+	for _, f := range pathFields {
+		edited = b.keepLocal(doc, f, func(item *yaml.RNode) bool { return b.entry(dir, file, f, item) }) || edited
+	}
+	edited = b.checkFileRefs(file, doc) || edited
+	b.noteDeprecated(file, doc)
+	b.notePatches(dir, file, doc)
+	if doc.Field("sortOptions") != nil {
+		edited = doc.PipeE(yaml.Clear("sortOptions")) == nil || edited
+	}
+	if file == b.rootFile && b.track {
+		edited = addOriginAnnotations(doc) || edited
+	}
+	if edited {
+		out, err := doc.String()
+		if err != nil {
+			return nil // nothing refused may reach kustomize: it fails on an empty file instead
+		}
+		data = []byte(out)
+	}
+	if hasDeprecated(doc) {
+		if fixed, ok := fixKustomization(data); ok {
+			data = fixed
+		}
+	}
+	return data
+}
+
+// refuseFields removes the fields codeloc refuses, each a problem.
+func (b *builder) refuseFields(file string, doc *yaml.RNode) bool {
+	edited := false
+	for _, r := range refusedFields {
+		if f := doc.Field(r.field); f != nil {
+			b.add(file, f.Key.YNode(), r.code, r.field, r.msg, r.hint)
+			edited = doc.PipeE(yaml.Clear(r.field)) == nil || edited
+		}
+	}
+	return edited
+}
+
+// keepLocal keeps the items of the sequence field for which keep is true;
+// it reports whether it removed any.
+func (b *builder) keepLocal(doc *yaml.RNode, field string, keep func(*yaml.RNode) bool) bool {
+	items := node.Sequence(doc, field)
+	if items == nil {
+		return false
+	}
+	kept := make([]*yaml.Node, 0, len(items))
+	for _, item := range items {
+		if keep(item) {
+			kept = append(kept, item.YNode())
+		}
+	}
+	if len(kept) == len(items) {
+		return false
+	}
+	doc.Field(field).Value.YNode().Content = kept
+	return true
+}
+
+// checkFileRefs refuses the remote files of patches, replacements,
+// generators and openapi; it removes the entries that name one.
+func (b *builder) checkFileRefs(file string, doc *yaml.RNode) bool {
+	edited := false
+	for _, f := range []string{"patches", "patchesJson6902", "replacements"} {
+		edited = b.keepLocal(doc, f, func(item *yaml.RNode) bool {
+			p := item.Field("path")
+			return p == nil || b.checkRef(file, p.Value.YNode(), f+".path")
+		}) || edited
+	}
+	for _, f := range []string{"configMapGenerator", "secretGenerator"} {
+		edited = b.keepLocal(doc, f, func(gen *yaml.RNode) bool { return b.generatorLocal(file, f, gen) }) || edited
+	}
+	if o := doc.Field("openapi"); o != nil && o.Value.YNode().Kind == yaml.MappingNode {
+		if p := o.Value.Field("path"); p != nil && !b.checkRef(file, p.Value.YNode(), "openapi.path") {
+			edited = doc.PipeE(yaml.Clear("openapi")) == nil || edited
+		}
+	}
+	return edited
+}
+
+// generatorLocal reports whether a generator reads only local files.
+func (b *builder) generatorLocal(file, field string, gen *yaml.RNode) bool {
+	local := true
+	for _, sub := range []string{"files", "envs"} {
+		for _, item := range node.Sequence(gen, sub) {
+			v := item.YNode().Value
+			if _, path, ok := strings.Cut(v, "="); ok {
+				v = path
+			}
+			local = b.checkRef(file, item.YNode(), field+"."+sub, v) && local
+		}
+	}
+	if e := gen.Field("env"); e != nil {
+		local = b.checkRef(file, e.Value.YNode(), field+".env") && local
+	}
+	return local
+}
+
+// entry checks one resources/components/... item and reports whether
+// kustomize may have it: it is local, and no link takes it out of the
+// root. A resource file is noted for its metadata check.
+func (b *builder) entry(dir, file, field string, item *yaml.RNode) bool {
+	n := item.YNode()
+	if n.Kind != yaml.ScalarNode || strings.Contains(n.Value, "\n") {
+		return true // an inline patch or generator config
+	}
+	if !b.checkRef(file, n, field) {
+		return false
+	}
+	if filepath.IsAbs(n.Value) {
+		return true // kustomize refuses it under the root-only restrictor
+	}
+	sub := filepath.Join(dir, n.Value)
+	if b.linksOutside(file, n, field, sub) {
+		return false
+	}
+	real, err := b.fs.EvalSymlinks(sub)
+	switch {
+	case err != nil: // missing: kustomize says so
+	case b.fs.IsDir(real):
+		return !b.linksOutside(file, n, field, b.kustomizationFile(sub))
+	case field == "resources":
+		b.resourceFiles[real] = true
+	}
+	return true
+}
+
+// checkRef refuses a remote reference; value defaults to the node's value.
+func (b *builder) checkRef(file string, n *yaml.Node, field string, value ...string) bool {
+	v := n.Value
+	if len(value) > 0 {
+		v = value[0]
+	}
+	if !isRemote(v) {
+		return true
+	}
+	b.add(file, n, CodeKustomizeRemote, field, fmt.Sprintf("%q is remote; codeloc never fetches anything", v), "vendor the manifests into the repo and refer to them by a relative path")
+	return false
+}
+
+func (b *builder) add(file string, n *yaml.Node, code, field, msg, hint string) {
+	b.problems = append(b.problems, validate.Problem{Code: code, Path: field, File: file, Line: n.Line, Column: n.Column, Message: msg, Hint: hint})
+}
+
+// isRemote reports whether kustomize would fetch ref over the network: a
+// URL with a scheme, a forced git:: reference, an scp-like user@host form or
+// a github.com path (a superset of kustomize's own rules for git and http
+// references, api/internal/git/repospec.go and loader.IsRemoteFile).
+func isRemote(ref string) bool {
+	r := strings.ToLower(strings.TrimSpace(ref))
+	if strings.Contains(r, "://") || strings.HasPrefix(r, "git::") {
+		return true
+	}
+	head, _, _ := strings.Cut(r, "/")
+	if strings.Contains(head, "@") {
+		return true
+	}
+	head, _, _ = strings.Cut(head, ":")
+	return head == "github.com" || head == "www.github.com"
+}
+
+// hasDeprecated reports whether a kustomization uses a field kustomize
+// warns about.
+func hasDeprecated(doc *yaml.RNode) bool {
+	return slices.ContainsFunc(deprecatedFields, func(d deprecatedField) bool { return doc.Field(d.field) != nil })
+}

@@ -1,0 +1,98 @@
+package policy
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/render/build"
+	"github.com/codeloc/codeloc/render/node"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// Apply edits the objects as the cluster deploys them, once Check found
+// nothing wrong: the namespace forced, the code-location's labels added
+// (on pod templates too), each declared bucket's references injected into
+// every container.
+func Apply(in *Context, objs []*yaml.RNode) validate.Problems {
+	var ps validate.Problems
+	for _, o := range objs {
+		if err := in.edit(o); err != nil {
+			ps = append(ps, in.problem(o, build.CodeKustomizeBuild, "", err.Error(), "check the object's structure"))
+		}
+	}
+	return ps
+}
+
+// edit forces the namespace, adds labels and bucket references.
+func (in *Context) edit(o *yaml.RNode) error {
+	if err := o.SetNamespace(in.c.Namespace); err != nil {
+		return err
+	}
+	labels := o.GetLabels()
+	labels[names.LabelCodeLocation] = in.d.CodeLocation
+	labels[names.LabelRevision] = in.d.Revision
+	if err := o.SetLabels(labels); err != nil {
+		return err
+	}
+	spec, _ := podSpec(o)
+	if spec == nil {
+		return nil
+	}
+	if o.GetKind() != "Pod" {
+		// The template label lets preflight tell this code-location's pods
+		// from others; the selector is left alone (it is immutable).
+		tmpl, err := o.Pipe(yaml.LookupCreate(yaml.MappingNode, podTemplatePath(o.GetKind())...))
+		if err != nil {
+			return err
+		}
+		if err := tmpl.PipeE(yaml.SetLabel(names.LabelCodeLocation, in.d.CodeLocation)); err != nil {
+			return err
+		}
+	}
+	return in.addBucketRefs(spec)
+}
+
+// addBucketRefs adds, to every container, envFrom the OBC's ConfigMap and
+// Secret (both named like the bucket) with a prefix derived from its name.
+func (in *Context) addBucketRefs(spec *yaml.RNode) error {
+	if len(in.d.DependsOn.Buckets) == 0 {
+		return nil
+	}
+	for _, f := range []string{"initContainers", "containers"} {
+		for _, c := range node.Sequence(spec, f) {
+			envFrom, err := c.Pipe(yaml.LookupCreate(yaml.SequenceNode, "envFrom"))
+			if err != nil {
+				return err
+			}
+			for _, b := range in.d.DependsOn.Buckets {
+				for _, ref := range []string{"configMapRef", "secretRef"} {
+					n, err := node.FromMap(map[string]any{"prefix": names.BucketEnvPrefix(b.Name), ref: map[string]any{"name": b.Name}})
+					if err != nil {
+						return err
+					}
+					if err := envFrom.PipeE(yaml.Append(n.YNode())); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Conflicts refuses atlas objects named like the ones codeloc emits.
+func Conflicts(in *Context, atlas, emitted []*yaml.RNode) validate.Problems {
+	ours := map[string]bool{}
+	for _, o := range emitted {
+		ours[node.Ref(o)] = true
+	}
+	var ps validate.Problems
+	for _, o := range atlas {
+		if ours[node.Ref(o)] {
+			ps = append(ps, in.problem(o, CodeNameConflict, "metadata.name", fmt.Sprintf("%s is emitted by codeloc", node.Ref(o)), "rename the object"))
+		}
+	}
+	return ps
+}

@@ -1,0 +1,145 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// imagePod is a Pod citation-app whose container app runs image.
+func imagePod(image string) string {
+	return `apiVersion: v1
+kind: Pod
+metadata: {name: citation-app}
+spec:
+  containers:
+    - name: app
+      image: ` + image + "\n"
+}
+
+func TestCheckImages(t *testing.T) {
+	const field = "Pod/citation-app.spec.containers[0].image"
+	digest := "sha256:" + strings.Repeat("0123456789abcdef", 4)
+	tests := []struct {
+		name, objects string
+		registries    []string
+		want          []string
+	}{
+		{name: "own image at the revision", objects: imagePod("registry:80/citation-dagster:a3f9c1d")},
+		{name: "own image by digest", objects: imagePod("registry:80/citation-dagster@" + digest)},
+		{name: "own image by digest: the digest wins over the tag", objects: imagePod("registry:80/citation-dagster:old@" + digest)},
+		{name: "own image at another tag", objects: imagePod("registry:80/citation:latest"), want: []string{
+			`policy-image-revision ` + field + `: image "registry:80/citation:latest" has latest, not the declared revision a3f9c1d`,
+		}},
+		{name: "own image without tag", objects: imagePod("registry:80/citation/worker"), want: []string{
+			`policy-image-revision ` + field + `: image "registry:80/citation/worker" has no tag, not the declared revision a3f9c1d`,
+		}},
+		{name: "another code-location's name prefix is not own", objects: imagePod("registry:80/citationx:2.0")},
+		{name: "docker hub, latest: one problem, the registry", objects: imagePod("docker.io/library/busybox:latest"), want: []string{
+			`policy-image-registry ` + field + `: image "docker.io/library/busybox:latest" does not come from registry:80`,
+		}},
+		{name: "no host is docker hub", objects: imagePod("busybox:1.36"), want: []string{
+			`policy-image-registry ` + field + `: image "busybox:1.36" does not come from registry:80`,
+		}},
+		{name: "a longer port is another registry", objects: imagePod("registry:800/citation-dagster:a3f9c1d"), want: []string{
+			`policy-image-registry ` + field + `: image "registry:800/citation-dagster:a3f9c1d" does not come from registry:80`,
+		}},
+		{name: "the registry as a path segment is not the registry", objects: imagePod("evil.io/registry:80/x:1"), want: []string{
+			`policy-image-registry ` + field + `: image "evil.io/registry:80/x:1" does not come from registry:80`,
+		}},
+		{name: "third-party image at latest", objects: imagePod("registry:80/busybox:latest"), want: []string{
+			`policy-image-unpinned ` + field + `: image "registry:80/busybox:latest" has tag latest: what it pulls changes whenever the tag moves`,
+		}},
+		{name: "third-party image without tag", objects: imagePod("registry:80/busybox"), want: []string{
+			`policy-image-unpinned ` + field + `: image "registry:80/busybox" has no tag: it pulls latest, whatever that is at the time`,
+		}},
+		{name: "third-party image at a version", objects: imagePod("registry:80/busybox:1.36")},
+		{name: "third-party image by digest", objects: imagePod("registry:80/busybox@" + digest)},
+		{name: "a digest that is none", objects: imagePod("registry:80/busybox@latest"), want: []string{
+			`policy-image-unpinned ` + field + `: image "registry:80/busybox@latest": "latest" is not a digest`,
+		}},
+		{name: "an allowed extra registry", registries: []string{"ghcr.io/acme"}, objects: imagePod("ghcr.io/acme/tool:1.0")},
+		{name: "an extra registry's sibling path", registries: []string{"ghcr.io/acme"}, objects: imagePod("ghcr.io/acmex/tool:1.0"), want: []string{
+			`policy-image-registry ` + field + `: image "ghcr.io/acmex/tool:1.0" does not come from registry:80 or ghcr.io/acme`,
+		}},
+		{name: "the registry listed again is named once", registries: []string{"registry:80", "ghcr.io/acme"}, objects: imagePod("quay.io/x/y:1"), want: []string{
+			`policy-image-registry ` + field + `: image "quay.io/x/y:1" does not come from registry:80 or ghcr.io/acme`,
+		}},
+		{name: "an extra registry pins too", registries: []string{"ghcr.io/acme"}, objects: imagePod("ghcr.io/acme/tool"), want: []string{
+			`policy-image-unpinned ` + field + `: image "ghcr.io/acme/tool" has no tag: it pulls latest, whatever that is at the time`,
+		}},
+		{name: "docker hub's library allowed: short names are in it", registries: []string{"docker.io/library"}, objects: imagePod("busybox:1.36")},
+		{name: "docker hub allowed, other host name", registries: []string{"docker.io"}, objects: imagePod("index.docker.io/bitnami/redis:7.2")},
+		{name: "no image", objects: `apiVersion: v1
+kind: Pod
+metadata: {name: citation-app}
+spec:
+  containers:
+    - name: app
+`, want: []string{`policy-image-registry ` + field + `: the container has no image`}},
+		{name: "an image that is not a string is wellFormedRule's", objects: imagePod("[x]")},
+		{name: "init and ephemeral containers, in a Job", objects: `apiVersion: batch/v1
+kind: Job
+metadata: {name: citation-seed}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      initContainers:
+        - {name: wait, image: "busybox:1.36"}
+      containers:
+        - {name: seed, image: "registry:80/citation-seed:a3f9c1d"}
+      ephemeralContainers:
+        - {name: debug, image: "registry:80/busybox"}
+`, want: []string{
+			`policy-image-registry Job/citation-seed.spec.template.spec.initContainers[0].image: image "busybox:1.36" does not come from registry:80`,
+			`policy-image-unpinned Job/citation-seed.spec.template.spec.ephemeralContainers[0].image: image "registry:80/busybox" has no tag: it pulls latest, whatever that is at the time`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := podRuleInstance(t, func(c *validate.Contract) { c.Policy.Registries = tt.registries })
+			got := podRuleLines(imageRule{}.Check(in, podRuleObjects(t, tt.objects)))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestImageHints(t *testing.T) {
+	in := podRuleInstance(t, nil)
+	tests := []struct{ image, want string }{
+		{"busybox:1.36", "push it to registry:80 and pull it from there (kustomize images: newName), or ask the platform to add its registry to policy.registries"},
+		{"registry:80/busybox", "pin it with a version tag (registry:80/busybox:1.2.3) or a digest (registry:80/busybox@sha256:...; kustomize images: newTag or digest)"},
+		{"registry:80/citation-dagster:main", "tag it registry:80/citation-dagster:a3f9c1d (kustomize images: newTag), or update revision"},
+	}
+	for _, tt := range tests {
+		if _, _, hint := in.imageFault(tt.image); hint != tt.want {
+			t.Errorf("%s: hint %q, want %q", tt.image, hint, tt.want)
+		}
+	}
+}
+
+func TestParseImage(t *testing.T) {
+	tests := []struct {
+		image string
+		want  imageRef
+	}{
+		{"busybox", imageRef{name: "busybox", normalized: "docker.io/library/busybox"}},
+		{"bitnami/redis:7.2", imageRef{name: "bitnami/redis", tag: "7.2", normalized: "docker.io/bitnami/redis"}},
+		{"docker.io/busybox:1", imageRef{name: "docker.io/busybox", tag: "1", normalized: "docker.io/library/busybox"}},
+		{"index.docker.io/library/busybox", imageRef{name: "index.docker.io/library/busybox", normalized: "docker.io/library/busybox"}},
+		{"localhost/x:1", imageRef{name: "localhost/x", tag: "1", normalized: "localhost/x"}},
+		{"registry:80/a/b:c@sha256:ff", imageRef{name: "registry:80/a/b", tag: "c", digest: "sha256:ff", normalized: "registry:80/a/b"}},
+		{"registry:80/a@sha256:ff", imageRef{name: "registry:80/a", digest: "sha256:ff", normalized: "registry:80/a"}},
+	}
+	for _, tt := range tests {
+		if got := parseImage(tt.image); got != tt.want {
+			t.Errorf("parseImage(%q) = %+v, want %+v", tt.image, got, tt.want)
+		}
+	}
+}

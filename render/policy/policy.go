@@ -1,0 +1,58 @@
+// Package policy holds the rules that make the declaration the whole truth
+// over the objects kustomize built: what the objects may be (scope, kinds,
+// well-formed), what they may be named (ownership, identities), what their
+// pods may consume, request and run as (consumption, requests, images, pod
+// security) and what their RBAC may grant. Each rule family is one small
+// type behind Rule, in a file of its own; Check runs them all, so that one
+// render says every problem. Apply then edits the objects as the cluster
+// deploys them (namespace, labels, bucket references).
+package policy
+
+import (
+	"slices"
+
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// Rule is one family of checks over the built objects.
+type Rule interface {
+	// Check returns every problem of objs the rule finds.
+	Check(in *Context, objs []*yaml.RNode) validate.Problems
+}
+
+// Rules are the rules Check runs, in order.
+var Rules = []Rule{
+	scopeRule{},
+	wellFormedRule{},
+	identityRule{},
+	kindRule{},
+	ownershipRule{},
+	consumptionRule{},
+	rbacRule{},
+	podSecurityRule{},
+	imageRule{},
+	requestRule{},
+}
+
+// Check runs every rule over the objects as kustomize built them.
+func Check(in *Context, objs []*yaml.RNode) validate.Problems {
+	var ps validate.Problems
+	for _, r := range Rules {
+		ps = slices.Concat(ps, r.Check(in, objs))
+	}
+	return ps
+}
+
+// handledByPolicy reports whether scopeRule refuses o by its kind or scope
+// already (a kind the cluster provides, or a cluster-scoped kind): the
+// other rules leave such objects alone, so that one object gets one
+// problem.
+func handledByPolicy(o *yaml.RNode) bool {
+	if _, forbidden := forbiddenKinds[o.GetKind()]; forbidden {
+		return true
+	}
+	return openapi.IsCertainlyClusterScoped(yaml.TypeMeta{APIVersion: o.GetApiVersion(), Kind: o.GetKind()})
+}

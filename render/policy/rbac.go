@@ -1,0 +1,182 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/render/node"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// rbacRule keeps the code-location's RBAC inside its own objects: a
+// RoleBinding binds a Role the render ships to ServiceAccounts the render
+// ships, and a shipped Role grants nothing that reaches beyond them in the
+// shared namespace (Secrets, wildcards, privilege escalation, other pods'
+// processes). ClusterRoles and ClusterRoleBindings are cluster-scoped:
+// policy() refuses them.
+type rbacRule struct{}
+
+func (rbacRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+	roles, accounts := shippedNames(objs, rbacv1.GroupName, "Role"), shippedNames(objs, "", "ServiceAccount")
+	var ps validate.Problems
+	for _, o := range objs {
+		if handledByPolicy(o) || objectGroupKind(o).Group != rbacv1.GroupName {
+			continue
+		}
+		switch o.GetKind() {
+		case "Role":
+			var r rbacv1.Role
+			if decodeRBAC(o, &r) {
+				ps = append(ps, in.checkRole(o, r.Rules)...)
+			}
+		case "RoleBinding":
+			var b rbacv1.RoleBinding
+			if decodeRBAC(o, &b) {
+				ps = append(ps, in.checkRoleRef(o, b.RoleRef, roles)...)
+				ps = append(ps, in.checkSubjects(o, b.Subjects, accounts)...)
+			}
+		}
+	}
+	return ps
+}
+
+// shippedNames is the set of names of the objects of group and kind.
+func shippedNames(objs []*yaml.RNode, group, kind string) map[string]bool {
+	set := map[string]bool{}
+	for _, o := range objs {
+		if objectGroupKind(o) == (validate.GroupKind{Group: group, Kind: kind}) {
+			set[o.GetName()] = true
+		}
+	}
+	return set
+}
+
+// decodeRBAC decodes o into v; an object that does not decode is
+// malformed, which wellFormedRule reports.
+func decodeRBAC(o *yaml.RNode, v any) bool {
+	data, err := node.JSON(o.YNode())
+	return err == nil && json.Unmarshal(data, v) == nil
+}
+
+func (in *Context) checkRoleRef(o *yaml.RNode, ref rbacv1.RoleRef, roles map[string]bool) validate.Problems {
+	const hint = "ship a Role with the rules the ServiceAccounts need, and set roleRef to its kind Role, apiGroup rbac.authorization.k8s.io and name"
+	var field, msg string
+	switch {
+	case ref.Kind == "ClusterRole":
+		field, msg = "roleRef.kind", fmt.Sprintf("binds the ClusterRole %s: its rules reach every object of the shared namespace, other code-locations' included", ref.Name)
+	case ref.Kind != "Role":
+		field, msg = "roleRef.kind", fmt.Sprintf("roleRef kind %q is not Role", ref.Kind)
+	case ref.APIGroup != rbacv1.GroupName:
+		field, msg = "roleRef.apiGroup", fmt.Sprintf("roleRef apiGroup %q is not %s", ref.APIGroup, rbacv1.GroupName)
+	case !roles[ref.Name]:
+		field, msg = "roleRef.name", fmt.Sprintf("binds Role %s, which the kustomize root does not ship", ref.Name)
+	default:
+		return nil
+	}
+	return validate.Problems{in.problem(o, CodeRBACRoleRef, field, msg, hint)}
+}
+
+func (in *Context) checkSubjects(o *yaml.RNode, subjects []rbacv1.Subject, accounts map[string]bool) validate.Problems {
+	const hint = "bind only ServiceAccounts the kustomize root ships, in the code-location's namespace; people get access through the platform"
+	var ps validate.Problems
+	for i, s := range subjects {
+		at := fmt.Sprintf("subjects[%d]", i)
+		var field, msg string
+		switch {
+		case s.Kind != rbacv1.ServiceAccountKind:
+			field, msg = at+".kind", fmt.Sprintf("binds %s %s: a code-location binds its own ServiceAccounts only", s.Kind, s.Name)
+		case s.APIGroup != "":
+			field, msg = at+".apiGroup", fmt.Sprintf("a ServiceAccount subject's apiGroup is \"\", not %q", s.APIGroup)
+		case s.Namespace != "" && s.Namespace != in.c.Namespace:
+			field, msg = at+".namespace", fmt.Sprintf("binds ServiceAccount %s of the namespace %s, not of the code-location's namespace %s", s.Name, s.Namespace, in.c.Namespace)
+		case !accounts[s.Name]:
+			field, msg = at+".name", fmt.Sprintf("binds ServiceAccount %s, which the kustomize root does not ship", s.Name)
+		default:
+			continue
+		}
+		ps = append(ps, in.problem(o, CodeRBACSubject, field, msg, hint))
+	}
+	return ps
+}
+
+// refusal is why a shipped Role may not make a grant, and what to do.
+type refusal struct{ why, hint string }
+
+const (
+	hintNoEntry     = "remove it: a code-location does not enter pods, its own or another's; read their logs through pods/log"
+	hintNoEscalate  = "remove it: a code-location's ServiceAccounts act as themselves, with exactly what their Roles list"
+	hintListByName  = "list by name the API groups, resources and verbs the ServiceAccounts need"
+	hintNoSecretAPI = "remove it: the pods get the declared secrets through secretKeyRef, envFrom or a secret volume, never through the API"
+)
+
+// The grants a shipped Role may not make: each reaches past the
+// code-location's own objects in the namespace all code-locations share.
+var (
+	forbiddenResources = map[string]refusal{
+		"secrets":                  {"grants every Secret of the shared namespace, other code-locations' included", hintNoSecretAPI},
+		"serviceaccounts/token":    {"mints tokens for any ServiceAccount of the namespace, other code-locations' included", "remove it: a pod gets its own ServiceAccount's token mounted"},
+		"pods/exec":                {"runs commands in any pod of the namespace, other code-locations' included", hintNoEntry},
+		"pods/attach":              {"attaches to the processes of any pod of the namespace, as pods/exec does", hintNoEntry},
+		"pods/ephemeralcontainers": {"adds a container to any pod of the namespace, as pods/exec does", hintNoEntry},
+	}
+	forbiddenVerbs = map[string]refusal{
+		"escalate":    {"lets the holder write Roles that grant more than it holds", hintNoEscalate},
+		"bind":        {"lets the holder bind Roles and ClusterRoles it does not hold, admin included", hintNoEscalate},
+		"impersonate": {"lets the holder act as other users and ServiceAccounts", hintNoEscalate},
+	}
+)
+
+func (in *Context) checkRole(o *yaml.RNode, rules []rbacv1.PolicyRule) validate.Problems {
+	var ps validate.Problems
+	refuse := func(field, what string, r refusal) {
+		ps = append(ps, in.problem(o, CodeRBACRule, field, what+" "+r.why, r.hint))
+	}
+	for i, rule := range rules {
+		at := fmt.Sprintf("rules[%d]", i)
+		for j, g := range rule.APIGroups {
+			if g == rbacv1.APIGroupAll {
+				refuse(fmt.Sprintf("%s.apiGroups[%d]", at, j), `apiGroups "*"`, refusal{"grants every API group, those installed later included", hintListByName})
+			}
+		}
+		for j, res := range rule.Resources {
+			if r, bad := resourceRefusal(res); bad {
+				refuse(fmt.Sprintf("%s.resources[%d]", at, j), fmt.Sprintf("resource %q", res), r)
+			}
+		}
+		for j, v := range rule.Verbs {
+			if r, bad := verbRefusal(v); bad {
+				refuse(fmt.Sprintf("%s.verbs[%d]", at, j), fmt.Sprintf("verb %q", v), r)
+			}
+		}
+		if len(rule.NonResourceURLs) > 0 {
+			refuse(at+".nonResourceURLs", "nonResourceURLs", refusal{"are granted by ClusterRoles only: the API server refuses them in a Role", "remove them; ask the platform for cluster-wide needs"})
+		}
+	}
+	return ps
+}
+
+// resourceRefusal says why a Role may not grant res (a resource, or
+// resource/subresource), if it may not.
+func resourceRefusal(res string) (refusal, bool) {
+	if strings.Contains(res, rbacv1.ResourceAll) {
+		return refusal{"is a wildcard: it grants every resource it matches, those added later included", hintListByName}, true
+	}
+	if base, _, _ := strings.Cut(res, "/"); base == "secrets" {
+		res = base
+	}
+	r, bad := forbiddenResources[res]
+	return r, bad
+}
+
+// verbRefusal says why a Role may not grant verb, if it may not.
+func verbRefusal(verb string) (refusal, bool) {
+	if verb == rbacv1.VerbAll {
+		return refusal{"grants every verb, escalate, bind and impersonate included", hintListByName}, true
+	}
+	r, bad := forbiddenVerbs[verb]
+	return r, bad
+}
