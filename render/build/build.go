@@ -93,10 +93,23 @@ type builder struct {
 	resourceFiles map[string]bool
 	// served holds each kustomization as served to kustomize.
 	served map[string][]byte
+	// depth is how deep each kustomization folder (links resolved) is
+	// nested below the root; bases counts the folders entered.
+	depth map[string]int
+	bases int
 }
 
+// Bounds of the kustomization tree a build reads: kustomize's own cost
+// grows with the square of the nesting (every load resolves the whole
+// path again), and real trees nest a few levels (overlay, base,
+// components).
+const (
+	MaxNesting        = 64
+	MaxKustomizations = 1000
+)
+
 func newBuilder(fs fsys.FS, root string, track bool) *builder {
-	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, resourceFiles: map[string]bool{}}
+	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, depth: map[string]int{}, resourceFiles: map[string]bool{}}
 	b.real = b.realPath(root)
 	b.rootFile = filepath.Join(b.real, filepath.Base(b.kustomizationFile(root)))
 	return b

@@ -6,6 +6,7 @@ const (
 	CodeKustomizeHelm   = "kustomize-helm"
 	CodeKustomizeVars   = "kustomize-vars"
 	CodeKustomizeBuild  = "kustomize-build"
+	CodeKustomizeLimit  = "kustomize-limit"
 	CodeKustomizeEmpty  = "kustomize-empty"
 	CodeKustomizeNotes  = "kustomize-warning"
 	CodeMetadata        = "object-metadata"
@@ -17,6 +18,7 @@ var CodeDocs = map[string]string{
 	CodeKustomizeRemote: "A kustomization refers to a remote base, resource or file; nothing is fetched.",
 	CodeKustomizeHelm:   "A kustomization inflates Helm charts; render charts into the repo instead.",
 	CodeKustomizeVars:   "A kustomization uses vars, deprecated by kustomize; replacements do the same without writing to the process's output.",
+	CodeKustomizeLimit:  "The kustomization tree nests deeper, or holds more kustomizations, than a build may read.",
 	CodeKustomizeBuild:  "kustomize could not build the root (missing file, bad patch, path outside the root...).",
 	CodeKustomizeEmpty:  "The kustomize root yields no object: there is nothing to deploy.",
 	CodeKustomizeNotes:  "A warning of kustomize's (a deprecated field); it never fails a render.",

@@ -160,9 +160,31 @@ func (b *builder) entry(dir, file, field string, item *yaml.RNode) bool {
 	switch {
 	case err != nil: // missing: kustomize says so
 	case b.fs.IsDir(real):
-		return !b.linksOutside(file, n, field, b.kustomizationFile(sub))
+		return !b.linksOutside(file, n, field, b.kustomizationFile(sub)) && b.enter(file, n, field, real)
 	case field == "resources":
 		b.resourceFiles[real] = true
+	}
+	return true
+}
+
+// enter counts the folder dir, listed at n of the kustomization file,
+// against the tree's bounds; a folder past them is refused, so that
+// kustomize never reads below it.
+func (b *builder) enter(file string, n *yaml.Node, field, dir string) bool {
+	depth := b.depth[filepath.Dir(file)] + 1
+	b.bases++
+	switch {
+	case depth > MaxNesting:
+		b.add(file, n, CodeKustomizeLimit, field, fmt.Sprintf("%s is the kustomization %d levels below the root, more than the %d a build reads", n.Value, depth, MaxNesting),
+			"flatten the tree: list the manifests in fewer, shallower kustomizations")
+		return false
+	case b.bases > MaxKustomizations:
+		b.add(file, n, CodeKustomizeLimit, field, fmt.Sprintf("%s is one more folder than the %d kustomizations a build reads", n.Value, MaxKustomizations),
+			"list the manifests in fewer kustomizations")
+		return false
+	}
+	if prev, seen := b.depth[dir]; !seen || depth < prev {
+		b.depth[dir] = depth
 	}
 	return true
 }
