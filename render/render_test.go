@@ -1,7 +1,10 @@
 package render_test
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +13,7 @@ import (
 	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/validate"
 
+	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/golden"
 )
 
@@ -56,5 +60,84 @@ func TestDeterministic(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(outs[0]), string(outs[1])); diff != "" {
 		t.Errorf("two renders differ:\n%s", diff)
+	}
+}
+
+// memoryCopy copies a fixture's folder into a new in-memory file system at
+// /repo/<name>, with edit applied to its kustomization.
+func memoryCopy(t *testing.T, name string, edit func(string) string) (*fsys.Memory, string) {
+	t.Helper()
+	m := fsys.NewMemory()
+	src := filepath.Join("..", "fixtures", name)
+	dst := "/repo/" + name
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if e.IsDir() {
+			return m.MkdirAll(filepath.Join(dst, rel))
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel == "kustomization.yaml" {
+			data = []byte(edit(string(data)))
+		}
+		return m.WriteFile(filepath.Join(dst, rel), data)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, dst
+}
+
+// TestConcurrentWarnings renders two code-locations whose kustomizations
+// use different deprecated fields, many times at once: each render gets
+// its own warnings, at its own lines, and nothing else (run under -race
+// in CI).
+func TestConcurrentWarnings(t *testing.T) {
+	c := exampleContract(t)
+	type app struct {
+		fs   *fsys.Memory
+		dir  string
+		want []string
+	}
+	withLabels, labelsDir := memoryCopy(t, "citation", func(k string) string {
+		return k + "commonLabels:\n  team: citation\n"
+	})
+	withBases, basesDir := memoryCopy(t, "citation", func(k string) string {
+		return strings.Replace(k, "resources:", "bases: []\nimageTags: []\nresources:", 1)
+	})
+	apps := []app{
+		{withLabels, labelsDir, []string{"kustomize-warning citation/kustomization.yaml:17:1 commonLabels"}},
+		{withBases, basesDir, []string{"kustomize-warning citation/kustomization.yaml:3:1 bases", "kustomize-warning citation/kustomization.yaml:4:1 imageTags"}},
+	}
+	const renders = 16
+	errs := make(chan error, renders)
+	for i := range renders {
+		go func() {
+			a := apps[i%len(apps)]
+			res, err := render.Render(render.Request{FS: a.fs, Dir: a.dir, Contract: c, DisplayBase: "/repo"})
+			if err != nil {
+				errs <- err
+				return
+			}
+			var got []string
+			for _, w := range res.Warnings {
+				got = append(got, fmt.Sprintf("%s %s:%d:%d %s", w.Code, w.File, w.Line, w.Column, w.Path))
+			}
+			if diff := cmp.Diff(a.want, got); diff != "" {
+				errs <- fmt.Errorf("%s: warnings (-want +got):\n%s", a.dir, diff)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range renders {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -54,6 +54,9 @@ func Build(fs fsys.FS, root string, track bool) *Output {
 		// then made of what was left.
 		return &Output{Problems: b.problems}
 	}
+	if err != nil && slices.ContainsFunc(b.problems, func(p validate.Problem) bool { return p.Code == CodeMetadata }) {
+		return &Output{Problems: b.problems} // what kustomize choked on, at its line
+	}
 	if err != nil {
 		return &Output{Problems: validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}}
 	}

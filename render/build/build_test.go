@@ -60,12 +60,43 @@ func realDir(t testing.TB, dir string) string {
 	return real
 }
 
-// TestRemoteRefusedAtAnyDepth nests 2,000 kustomizations, each the only
-// base of the one above, with remote references at the bottom: an http
-// resource on a server of the test's own, a git base and a forced git::
-// one, with a `git` on PATH that records any call. The build is refused
-// with each reference at its line, and nothing is fetched: the server sees
-// no request and git never runs.
+// memTree writes files under /repo of a new in-memory file system.
+func memTree(t testing.TB, files map[string]string) (*fsys.Memory, string) {
+	t.Helper()
+	m := fsys.NewMemory()
+	for name, content := range files {
+		p := "/repo/" + name
+		if err := m.MkdirAll(filepath.Dir(p)); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.WriteFile(p, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, "/repo"
+}
+
+// nested is a tree of depth kustomizations, each the only base of the one
+// above with a ConfigMap of its own, and bottom as the last one.
+func nested(depth int, bottom string) map[string]string {
+	files := map[string]string{}
+	dir := ""
+	for i := range depth {
+		files[dir+"kustomization.yaml"] = "resources:\n- settings.yaml\n- l\n"
+		files[dir+"settings.yaml"] = strings.Replace(configMap, "citation-settings", fmt.Sprintf("citation-settings-%d", i), 1)
+		dir += "l/"
+	}
+	files[dir+"kustomization.yaml"] = bottom
+	return files
+}
+
+// TestRemoteRefusedAtAnyDepth puts remote references at the bottom of
+// nested kustomizations, on the disk and in memory: an http resource on a
+// server of the test's own, a git base and a forced git:: one, with a `git`
+// on PATH that records any call. Within the bounds each reference is
+// refused at its line; past them (2,000 levels) the entry that goes past is
+// refused at its line and kustomize reads nothing below it. Either way
+// nothing is fetched: the server sees no request and git never runs.
 func TestRemoteRefusedAtAnyDepth(t *testing.T) {
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -79,36 +110,75 @@ func TestRemoteRefusedAtAnyDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	remote := "resources:\n- " + srv.URL + "/settings.yaml\n- github.com/argoproj/argo-cd//manifests?ref=v2.14.21\n- git::https://example.invalid/repo.git\n"
 
-	const depth = 2000
-	files := map[string]string{}
-	dir := ""
-	for i := range depth {
-		files[dir+"kustomization.yaml"] = "resources:\n- settings.yaml\n- l\n"
-		files[dir+"settings.yaml"] = strings.Replace(configMap, "citation-settings", fmt.Sprintf("citation-settings-%d", i), 1)
-		dir += "l/"
-	}
-	files[dir+"kustomization.yaml"] = "resources:\n- " + srv.URL + "/settings.yaml\n- github.com/argoproj/argo-cd//manifests?ref=v2.14.21\n- git::https://example.invalid/repo.git\n"
-	root := writeTree(t, files)
-
-	out := Build(fsys.Disk(), root, false)
-	if out.Objects != nil {
-		t.Fatalf("built %d objects from a tree with remote references", len(out.Objects))
-	}
-	bottom := strings.Repeat("l/", depth) + "kustomization.yaml"
-	want := []string{
-		"kustomize-remote " + bottom + ":2:3 resources",
-		"kustomize-remote " + bottom + ":3:3 resources",
-		"kustomize-remote " + bottom + ":4:3 resources",
-	}
-	if diff := cmp.Diff(want, lines(realDir(t, root), out.Problems)); diff != "" {
-		t.Errorf("problems (-want +got):\n%s", diff)
+	within := MaxNesting
+	bottom := strings.Repeat("l/", within) + "kustomization.yaml"
+	past := strings.Repeat("l/", MaxNesting) + "kustomization.yaml"
+	for _, tt := range []struct {
+		name  string
+		depth int
+		disk  bool
+		want  []string
+	}{
+		{"disk, at the bound", within, true, []string{
+			"kustomize-remote " + bottom + ":2:3 resources",
+			"kustomize-remote " + bottom + ":3:3 resources",
+			"kustomize-remote " + bottom + ":4:3 resources",
+		}},
+		{"memory, at the bound", within, false, []string{
+			"kustomize-remote " + bottom + ":2:3 resources",
+			"kustomize-remote " + bottom + ":3:3 resources",
+			"kustomize-remote " + bottom + ":4:3 resources",
+		}},
+		{"disk, 2,000 levels", 2000, true, []string{"kustomize-limit " + past + ":3:3 resources"}},
+		{"memory, 2,000 levels", 2000, false, []string{"kustomize-limit " + past + ":3:3 resources"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := nested(tt.depth, remote)
+			var fs fsys.FS
+			var root, shown string
+			if tt.disk {
+				root = writeTree(t, files)
+				fs, shown = fsys.Disk(), realDir(t, root)
+			} else {
+				fs, root = memTree(t, files)
+				shown = root
+			}
+			out := Build(fs, root, false)
+			if out.Objects != nil {
+				t.Fatalf("built %d objects from a tree with remote references", len(out.Objects))
+			}
+			if diff := cmp.Diff(tt.want, lines(shown, out.Problems)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("the http resource was fetched %d times", n)
 	}
 	if data, err := os.ReadFile(calls); err == nil {
 		t.Errorf("git ran: %s", data)
+	}
+}
+
+// TestTooManyKustomizations: a flat tree of more folders than a build
+// reads is refused at the entry past the bound.
+func TestTooManyKustomizations(t *testing.T) {
+	files := map[string]string{}
+	var list strings.Builder
+	list.WriteString("resources:\n")
+	for i := range MaxKustomizations + 1 {
+		fmt.Fprintf(&list, "- b%d\n", i)
+		files[fmt.Sprintf("b%d/kustomization.yaml", i)] = "resources:\n- settings.yaml\n"
+		files[fmt.Sprintf("b%d/settings.yaml", i)] = strings.Replace(configMap, "citation-settings", fmt.Sprintf("citation-settings-%d", i), 1)
+	}
+	files["kustomization.yaml"] = list.String()
+	fs, root := memTree(t, files)
+	out := Build(fs, root, false)
+	want := []string{fmt.Sprintf("kustomize-limit kustomization.yaml:%d:3 resources", MaxKustomizations+2)}
+	if diff := cmp.Diff(want, lines(root, out.Problems)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }
 
@@ -143,15 +213,15 @@ vars:
 	})
 	out := Build(fsys.Disk(), root, false)
 	want := []string{
-		"kustomize-helm kustomization.yaml:16:1 helmCharts",
+		"kustomize-warning base/kustomization.yaml:1:1 bases",
 		"kustomize-remote base/kustomization.yaml:2:3 bases",
-		"kustomize-remote kustomization.yaml:11:3 configMapGenerator.files",
-		"kustomize-remote kustomization.yaml:13:3 configMapGenerator.envs",
-		"kustomize-remote kustomization.yaml:15:9 openapi.path",
 		"kustomize-remote kustomization.yaml:5:3 components",
 		"kustomize-remote kustomization.yaml:7:9 patches.path",
+		"kustomize-remote kustomization.yaml:11:5 configMapGenerator.files",
+		"kustomize-remote kustomization.yaml:13:5 configMapGenerator.envs",
+		"kustomize-remote kustomization.yaml:15:9 openapi.path",
+		"kustomize-helm kustomization.yaml:16:1 helmCharts",
 		"kustomize-vars kustomization.yaml:18:1 vars",
-		"kustomize-warning base/kustomization.yaml:1:1 bases",
 	}
 	if diff := cmp.Diff(want, lines(realDir(t, root), out.Problems)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
@@ -195,10 +265,10 @@ sortOptions:
 	}
 	want := []string{
 		"kustomize-warning kustomization.yaml:1:1 bases",
-		"kustomize-warning kustomization.yaml:11:1 patchesJson6902",
 		"kustomize-warning kustomization.yaml:3:1 commonLabels",
 		"kustomize-warning kustomization.yaml:5:1 imageTags",
-		"kustomize-warning kustomization.yaml:9:1 patchesStrategicMerge",
+		"kustomize-warning kustomization.yaml:8:1 patchesStrategicMerge",
+		"kustomize-warning kustomization.yaml:10:1 patchesJson6902",
 	}
 	if diff := cmp.Diff(want, lines(realDir(t, root), out.Problems)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

@@ -2,11 +2,13 @@ package build
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -14,8 +16,8 @@ import (
 // what replaces it.
 type deprecatedField struct{ field, instead string }
 
-// deprecatedFields are those kustomize moves to their replacement itself
-// (vars, which have no mechanical replacement, are refused).
+// deprecatedFields are those `kustomize edit fix` moves to their
+// replacement (vars, which have no mechanical replacement, are refused).
 var deprecatedFields = []deprecatedField{
 	{"bases", "resources"},
 	{"commonLabels", "labels"},
@@ -39,15 +41,36 @@ func (b *builder) noteDeprecated(file string, doc *yaml.RNode) {
 	}
 }
 
-// fixKustomization is what kustomize does itself after its warning: the
-// deprecated fields moved to their replacements. It fails where
-// kustomize's own decoding fails, which then stops before its warning.
-func fixKustomization(data []byte) ([]byte, bool) {
+// fixKustomization is `kustomize edit fix` on a kustomization of folder
+// dir: the deprecated fields moved to their replacements by kustomize's
+// own code (bases and imageTags, then patchesJson6902 and
+// patchesStrategicMerge into patches, commonLabels into labels with its
+// selectors). kustomize would otherwise print a warning on the process's
+// stderr for each, and keep commonLabels and the patches as they are. It
+// fails where kustomize's decoding fails (kustomize then stops before its
+// warning) and where the fix does (a label both in commonLabels and labels).
+func fixKustomization(fs fsys.FS, dir string, data []byte) ([]byte, error) {
 	var k types.Kustomization
 	if err := k.Unmarshal(data); err != nil {
-		return nil, false
+		return data, nil
 	}
 	k.FixKustomization()
-	out, err := sigsyaml.Marshal(&k)
-	return out, err == nil
+	if err := k.FixKustomizationPreMarshalling(inFolder{FS: fs, dir: dir}); err != nil {
+		return nil, err
+	}
+	return sigsyaml.Marshal(&k)
+}
+
+// inFolder reads relative paths from dir: the fix tells a patch file from
+// an inline patch by reading it.
+type inFolder struct {
+	fsys.FS
+	dir string
+}
+
+func (f inFolder) ReadFile(path string) ([]byte, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(f.dir, path)
+	}
+	return f.FS.ReadFile(path)
 }

@@ -60,9 +60,13 @@ func (b *builder) inspect(file string, data []byte) []byte {
 		data = []byte(out)
 	}
 	if hasDeprecated(doc) {
-		if fixed, ok := fixKustomization(data); ok {
-			data = fixed
+		fixed, err := fixKustomization(b.fs, dir, data)
+		if err != nil {
+			b.problems = append(b.problems, validate.Problem{Code: CodeKustomizeBuild, File: file, Message: err.Error(),
+				Hint: "move the deprecated fields to their replacements yourself (`kustomize edit fix`), keeping each label in one of them"})
+			return nil
 		}
+		data = fixed
 	}
 	return data
 }
