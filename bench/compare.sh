@@ -5,7 +5,7 @@
 #   1. start-up: `codeloc version` vs `kustomize version`
 #   2. fixtures/citation: RUNS interleaved runs each (default 200)
 #   3. generated code-locations of SIZES objects (default 100 1000 5000),
-#      100 migrations each, written by render's TestWriteBenchRepos (the
+#      100 migrations each, written by bench/genrepos (the
 #      generator of BenchmarkRender)
 #
 # CPU is user+sys of the whole process and peak RSS is ru_maxrss, both read
@@ -82,8 +82,7 @@ echo "== fixtures/citation ($k kustomize objects, $c rendered): $RUNS interleave
 echo
 echo "== generated code-locations (100 migrations each)"
 # shellcheck disable=SC2086 # SIZES is a list
-CODELOC_BENCH_REPOS=$work/repos CODELOC_BENCH_SIZES=$(echo $SIZES | tr ' ' ',') \
-	go test ./render -run '^TestWriteBenchRepos$' -count=1 >/dev/null
+go run ./bench/genrepos -out "$work/repos" -sizes "$(echo $SIZES | tr ' ' ',')"
 for n in $SIZES; do
 	dir=$work/repos/objects-$n
 	if [ "$n" -le 100 ]; then runs=10; elif [ "$n" -le 1000 ]; then runs=3; else runs=1; fi

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/benchrepo"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/validate"
@@ -24,8 +25,8 @@ func benchSizes(tb testing.TB) []int {
 	var sizes []int
 	for _, f := range strings.Split(env, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < len(benchKinds) || n%len(benchKinds) != 0 {
-			tb.Fatalf("CODELOC_BENCH_SIZES: %q is not a positive multiple of %d", f, len(benchKinds))
+		if err != nil || n < benchrepo.Kinds || n%benchrepo.Kinds != 0 {
+			tb.Fatalf("CODELOC_BENCH_SIZES: %q is not a positive multiple of %d", f, benchrepo.Kinds)
 		}
 		sizes = append(sizes, n)
 	}
@@ -53,7 +54,7 @@ func BenchmarkRender(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		b.Run(fmt.Sprintf("generated/objects=%d/migrations=%d", n, benchMigrations), func(b *testing.B) {
 			dir := b.TempDir()
-			if err := writeBenchRepo(dir, n, benchMigrations); err != nil {
+			if err := benchrepo.Write(dir, n, benchMigrations); err != nil {
 				b.Fatal(err)
 			}
 			benchRender(b, render.Request{Dir: dir, Contract: c})
@@ -80,26 +81,6 @@ func benchRender(b *testing.B, req render.Request) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*objects), "ns/object")
 }
 
-// TestWriteBenchRepos writes the generated repos of BenchmarkRender under
-// $CODELOC_BENCH_REPOS (objects-100, objects-1000, ...) for bench/compare.sh,
-// so that the whole-process comparison renders the same inputs. Skipped
-// when the variable is not set. TestBenchRepoRenders checks the generator.
-func TestWriteBenchRepos(t *testing.T) {
-	out := os.Getenv("CODELOC_BENCH_REPOS")
-	if out == "" {
-		t.Skip("CODELOC_BENCH_REPOS is not set")
-	}
-	for _, n := range benchSizes(t) {
-		dir := filepath.Join(out, fmt.Sprintf("objects-%d", n))
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeBenchRepo(dir, n, benchMigrations); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestBenchRepoRenders keeps the generator valid as the checks evolve.
 func TestBenchRepoRenders(t *testing.T) {
 	c, problems := validate.LoadContract("")
@@ -107,7 +88,7 @@ func TestBenchRepoRenders(t *testing.T) {
 		t.Fatal(problems)
 	}
 	dir := t.TempDir()
-	if err := writeBenchRepo(dir, 8, 3); err != nil {
+	if err := benchrepo.Write(dir, 8, 3); err != nil {
 		t.Fatal(err)
 	}
 	res, err := render.Render(render.Request{Dir: dir, Contract: c})
@@ -117,177 +98,4 @@ func TestBenchRepoRenders(t *testing.T) {
 	if len(res.Objects) < 8 {
 		t.Fatalf("%d objects rendered, want at least 8", len(res.Objects))
 	}
-}
-
-// benchKinds are the generated object kinds, one file each; the generated
-// repo holds objects/len(benchKinds) of each.
-var benchKinds = []struct {
-	file string
-	doc  func(i int) string
-}{
-	{"serviceaccounts.yaml", func(i int) string {
-		return fmt.Sprintf(`apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: gen-worker-%05d
-  labels:
-    app.kubernetes.io/name: gen-worker-%05d
-automountServiceAccountToken: false
-`, i, i)
-	}},
-	{"configmaps.yaml", func(i int) string {
-		return fmt.Sprintf(`apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: gen-worker-%05d
-  labels:
-    app.kubernetes.io/name: gen-worker-%05d
-data:
-  DAGSTER_CODE_LOCATION: gen
-  WORKER_INDEX: "%d"
-  workspace.yaml: |
-    load_from:
-      - python_module:
-          module_name: gen.worker_%05d
-          working_directory: /opt/dagster/app
-`, i, i, i, i)
-	}},
-	{"services.yaml", func(i int) string {
-		return fmt.Sprintf(`apiVersion: v1
-kind: Service
-metadata:
-  name: gen-worker-%05d
-  labels:
-    app.kubernetes.io/name: gen-worker-%05d
-spec:
-  selector:
-    app.kubernetes.io/name: gen-worker-%05d
-  ports:
-    - name: grpc
-      port: 3030
-      targetPort: grpc
-`, i, i, i)
-	}},
-	{"deployments.yaml", func(i int) string {
-		return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: gen-worker-%05d
-  labels:
-    app.kubernetes.io/name: gen-worker-%05d
-    app.kubernetes.io/component: user-code
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: gen-worker-%05d
-  template:
-    metadata:
-      labels:
-        app.kubernetes.io/name: gen-worker-%05d
-        app.kubernetes.io/component: user-code
-    spec:
-      serviceAccountName: gen-worker-%05d
-      securityContext:
-        runAsNonRoot: true
-        runAsUser: 1000
-        fsGroup: 1000
-      containers:
-        - name: dagster
-          image: gen-dagster
-          args: ["dagster", "api", "grpc", "-h", "0.0.0.0", "-p", "3030", "-m", "gen.worker_%05d"]
-          ports:
-            - name: grpc
-              containerPort: 3030
-          envFrom:
-            - configMapRef:
-                name: gen-worker-%05d
-          resources:
-            requests:
-              cpu: 1m
-              memory: 4Mi
-            limits:
-              memory: 64Mi
-          readinessProbe:
-            grpc:
-              port: 3030
-            periodSeconds: 10
-`, i, i, i, i, i, i, i)
-	}},
-}
-
-const benchRevision = "0badc0ffee1234567890abcdef0123456789abcd"
-
-// writeBenchRepo writes into dir a valid code-location "gen" whose kustomize
-// root yields objects objects (ServiceAccounts, ConfigMaps, Services and
-// Deployments in equal numbers, one file per kind, images retagged by the
-// kustomization) and which declares migrations SQL files, a database, its
-// secret, a bucket and a disk, so that every part of Render runs. Each
-// Deployment requests 1m cpu and 4Mi memory, so that up to 8,000 objects
-// fit the declared 2 cpu and 8Gi.
-func writeBenchRepo(dir string, objects, migrations int) error {
-	if objects < len(benchKinds) || objects%len(benchKinds) != 0 {
-		return fmt.Errorf("objects must be a positive multiple of %d, not %d", len(benchKinds), objects)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, validate.MigrationsDir), 0o755); err != nil {
-		return err
-	}
-	files := map[string]string{}
-	var kust strings.Builder
-	kust.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
-	for _, k := range benchKinds {
-		var sb strings.Builder
-		for i := range objects / len(benchKinds) {
-			if i > 0 {
-				sb.WriteString("---\n")
-			}
-			sb.WriteString(k.doc(i))
-		}
-		files[k.file] = sb.String()
-		fmt.Fprintf(&kust, "  - %s\n", k.file)
-	}
-	fmt.Fprintf(&kust, "images:\n  - name: gen-dagster\n    newName: registry:80/gen-dagster\n    newTag: %s\n", benchRevision)
-	files["kustomization.yaml"] = kust.String()
-
-	var decl strings.Builder
-	fmt.Fprintf(&decl, `codeLocation: gen
-ready: true
-revision: %s
-contractVersion: 3
-resources:
-  cpu: "2"
-  memory: 8Gi
-  disk: 20Gi
-dependsOn:
-  database: [pgvector]
-  secrets: [pgvector-pg-auth]
-  buckets:
-    - name: atlas-datalake
-      size: 100Gi
-      storageClass: rook-ceph-datalake
-`, benchRevision)
-	if migrations > 0 {
-		decl.WriteString("  migrations:\n")
-	}
-	for i := 1; i <= migrations; i++ {
-		name := fmt.Sprintf("%03d-x.sql", i)
-		fmt.Fprintf(&decl, "    - %s\n", name)
-		files[filepath.Join(validate.MigrationsDir, name)] = fmt.Sprintf(`-- migration %d of the generated benchmark repo
-CREATE TABLE IF NOT EXISTS events_%03d (
-    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    source     text NOT NULL,
-    payload    jsonb NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX IF NOT EXISTS events_%03d_created_at ON events_%03d (created_at);
-`, i, i, i, i)
-	}
-	files[validate.ManifestFile] = decl.String()
-
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
