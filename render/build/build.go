@@ -91,9 +91,11 @@ type builder struct {
 	// read holds every file kustomize read, by the path it read it at,
 	// for the Locator to place problems without reading them again.
 	read map[string][]byte
-	// resourceFiles are the files listed under resources: (links
-	// resolved), whose objects' metadata is checked as written.
-	resourceFiles map[string]bool
+	// objectFiles are the files listed under resources, generators,
+	// transformers or validators (links resolved): their objects'
+	// metadata is checked as written, and what they would make kustomize
+	// load.
+	objectFiles map[string]bool
 	// served holds each kustomization as served to kustomize.
 	served map[string][]byte
 	// depth is how deep each kustomization folder (links resolved) is
@@ -112,7 +114,7 @@ const (
 )
 
 func newBuilder(fs fsys.FS, root string, track bool) *builder {
-	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, depth: map[string]int{}, resourceFiles: map[string]bool{}}
+	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, depth: map[string]int{}, objectFiles: map[string]bool{}}
 	b.real = b.realPath(root)
 	b.rootFile = filepath.Join(b.real, filepath.Base(b.kustomizationFile(root)))
 	return b

@@ -228,6 +228,60 @@ vars:
 	}
 }
 
+// TestRemoteInPluginConfigs: the configurations of kustomize's built-in
+// generators and transformers load files too, listed as files, inline, or
+// as the objects of a kustomization folder listed under generators. Every
+// remote file they name is refused at its line, and the server of the
+// test's own sees no request.
+func TestRemoteInPluginConfigs(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		_, _ = io.WriteString(w, "a=b\n")
+	}))
+	defer srv.Close()
+	gen := func(name string) string {
+		return "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: " + name + "\nfiles:\n- " + srv.URL + "/f\n"
+	}
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"a file under generators", map[string]string{
+			"kustomization.yaml": "resources:\n- settings.yaml\ngenerators:\n- gen.yaml\n",
+			"gen.yaml":           gen("citation-gen"),
+		}, []string{"kustomize-remote gen.yaml:6:3 files"}},
+		{"inline under transformers", map[string]string{
+			"kustomization.yaml": "resources:\n- settings.yaml\ntransformers:\n- |\n  apiVersion: builtin\n  kind: PatchTransformer\n  metadata:\n    name: citation-patch\n  path: " + srv.URL + "/p.yaml\n",
+		}, []string{"kustomize-remote kustomization.yaml:4:3 path"}},
+		{"a folder under generators", map[string]string{
+			"kustomization.yaml":      "resources:\n- settings.yaml\ngenerators:\n- gens\n",
+			"gens/kustomization.yaml": "resources:\n- gen.yaml\n",
+			"gens/gen.yaml":           gen("citation-gen"),
+		}, []string{"kustomize-remote gens/gen.yaml:6:3 files"}},
+		{"Helm as a generator", map[string]string{
+			"kustomization.yaml": "resources:\n- settings.yaml\ngenerators:\n- helm.yaml\n",
+			"helm.yaml":          "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata:\n  name: citation-chart\nchartName: x\n",
+		}, []string{"kustomize-helm helm.yaml:1:1 kind"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.files["settings.yaml"] = configMap
+			fs, root := memTree(t, tt.files)
+			out := Build(fs, root, false)
+			if out.Objects != nil {
+				t.Fatalf("built %d objects", len(out.Objects))
+			}
+			if diff := cmp.Diff(tt.want, lines(root, out.Problems)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("a remote file was fetched %d times", n)
+	}
+}
+
 // TestKustomizePrintsNothing builds roots that make kustomize v0.17 print
 // on the process's stderr or through the log package when it reads them
 // as written (every deprecated field, sortOptions beside codeloc's own

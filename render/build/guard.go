@@ -1,9 +1,11 @@
 package build
 
 import (
+	"errors"
 	"path/filepath"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/render/node"
 )
 
 // guard is the file system kustomize builds from: fs, except that each
@@ -36,9 +38,20 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 			g.b.served[path] = served
 		}
 		return served, nil
-	case g.b.resourceFiles[path]:
-		delete(g.b.resourceFiles, path) // once, though listed twice
+	case g.b.objectFiles[path]:
+		delete(g.b.objectFiles, path) // once, though listed twice
+		before := len(g.b.problems)
+		for _, doc := range node.Documents(data) {
+			g.b.checkPluginConfig(path, doc, nil)
+		}
+		if len(g.b.problems) > before {
+			return nil, errRefused // kustomize stops here: it would fetch
+		}
 		g.b.checkMetadata(path, data)
 	}
 	return data, nil
 }
+
+// errRefused stops kustomize at a file whose refusals could not be cut out
+// of it; the refusals themselves are the build's problems.
+var errRefused = errors.New("refused by codeloc")

@@ -144,11 +144,20 @@ func (b *builder) generatorLocal(file, field string, gen *yaml.RNode) bool {
 
 // entry checks one resources/components/... item and reports whether
 // kustomize may have it: it is local, and no link takes it out of the
-// root. A resource file is noted for its metadata check.
+// root. A resource file is noted for its metadata check, and a
+// generator's or transformer's configuration (file or inline) is checked
+// as kustomize will read it.
 func (b *builder) entry(dir, file, field string, item *yaml.RNode) bool {
 	n := item.YNode()
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "\n") && pluginFields[field] {
+		before := len(b.problems)
+		for _, doc := range node.Documents([]byte(n.Value)) {
+			b.checkPluginConfig(file, doc, n)
+		}
+		return len(b.problems) == before
+	}
 	if n.Kind != yaml.ScalarNode || strings.Contains(n.Value, "\n") {
-		return true // an inline patch or generator config
+		return true // an inline patch
 	}
 	if !b.checkRef(file, n, field) {
 		return false
@@ -165,10 +174,70 @@ func (b *builder) entry(dir, file, field string, item *yaml.RNode) bool {
 	case err != nil: // missing: kustomize says so
 	case b.fs.IsDir(real):
 		return !b.linksOutside(file, n, field, b.kustomizationFile(sub)) && b.enter(file, n, field, real)
-	case field == "resources":
-		b.resourceFiles[real] = true
+	case field == "resources" || pluginFields[field]:
+		b.objectFiles[real] = true
 	}
 	return true
+}
+
+// pluginFields are the kustomization fields listing the configurations of
+// kustomize's built-in generators and transformers (files, folders or
+// inline documents).
+var pluginFields = map[string]bool{"generators": true, "transformers": true, "validators": true}
+
+// pluginKinds are kustomize's built-in generators and transformers that
+// load files or inflate charts.
+var pluginKinds = map[string]bool{
+	"ConfigMapGenerator": true, "SecretGenerator": true, "PatchTransformer": true, "PatchJson6902Transformer": true,
+	"PatchStrategicMergeTransformer": true, "ReplacementTransformer": true, "HelmChartInflationGenerator": true,
+}
+
+// pluginPathFields are the fields of a built-in generator's or
+// transformer's configuration that name files kustomize loads (a URL is
+// fetched): ConfigMapGenerator and SecretGenerator (files, envs, env),
+// PatchTransformer and PatchJson6902Transformer (path),
+// PatchStrategicMergeTransformer (paths).
+var pluginPathFields = []string{"files", "envs", "env", "path", "paths"}
+
+// checkPluginConfig refuses, in one document that kustomize may read as a
+// built-in generator's or transformer's configuration, Helm inflation and
+// every remote file it names (replacements' paths included). at, when not
+// nil, is where an inline document stands in its kustomization.
+func (b *builder) checkPluginConfig(file string, doc *yaml.RNode, at *yaml.Node) {
+	place := func(n *yaml.Node) *yaml.Node {
+		if at != nil {
+			return at
+		}
+		return n
+	}
+	if !pluginKinds[doc.GetKind()] {
+		return // an object, or a kind kustomize refuses with plugins off
+	}
+	if doc.GetKind() == "HelmChartInflationGenerator" {
+		b.add(file, place(doc.YNode()), CodeKustomizeHelm, "kind", "Helm chart inflation is disabled", helmHint)
+	}
+	for _, f := range pluginPathFields {
+		field := doc.Field(f)
+		if field == nil {
+			continue
+		}
+		values := []*yaml.Node{field.Value.YNode()}
+		if field.Value.YNode().Kind == yaml.SequenceNode {
+			values = field.Value.YNode().Content
+		}
+		for _, v := range values {
+			_, path, ok := strings.Cut(v.Value, "=")
+			if !ok || f != "files" {
+				path = v.Value
+			}
+			b.checkRef(file, place(v), f, path)
+		}
+	}
+	for _, r := range node.Sequence(doc, "replacements") {
+		if p := r.Field("path"); p != nil {
+			b.checkRef(file, place(p.Value.YNode()), "replacements.path")
+		}
+	}
 }
 
 // enter counts the folder dir, listed at n of the kustomization file,
