@@ -96,6 +96,9 @@ type builder struct {
 	// metadata is checked as written, and what they would make kustomize
 	// load.
 	objectFiles map[string]bool
+	// linkedKustomizations are the targets of kustomization files that are
+	// links (see guard.CleanedAbs).
+	linkedKustomizations map[string]bool
 	// served holds each kustomization as served to kustomize.
 	served map[string][]byte
 	// depth is how deep each kustomization folder (links resolved) is
@@ -114,7 +117,7 @@ const (
 )
 
 func newBuilder(fs fsys.FS, root string, track bool) *builder {
-	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, depth: map[string]int{}, objectFiles: map[string]bool{}}
+	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, linkedKustomizations: map[string]bool{}, depth: map[string]int{}, objectFiles: map[string]bool{}}
 	b.real = b.realPath(root)
 	b.rootFile = filepath.Join(b.real, filepath.Base(b.kustomizationFile(root)))
 	return b

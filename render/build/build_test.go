@@ -282,6 +282,48 @@ func TestRemoteInPluginConfigs(t *testing.T) {
 	}
 }
 
+// TestLinkedKustomization: a kustomization file that is a link inside the
+// root is read by kustomize under its target's name; it is inspected all
+// the same, on the disk and in memory.
+func TestLinkedKustomization(t *testing.T) {
+	files := map[string]string{
+		"settings.yaml": configMap,
+		"base/k.txt":    "resources:\n- https://example.invalid/x.yaml\n",
+	}
+	want := []string{"kustomize-remote base/k.txt:2:3 resources"}
+	disk := writeTree(t, files)
+	mem, memRoot := memTree(t, files)
+	for _, root := range []string{disk, memRoot} {
+		fs := fsys.Disk()
+		if root == memRoot {
+			fs = mem
+		}
+		for name, content := range map[string]string{"kustomization.yaml": "resources:\n- settings.yaml\n- base\n"} {
+			if err := fs.WriteFile(filepath.Join(root, name), []byte(content)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		link := filepath.Join(root, "base", "kustomization.yaml")
+		var err error
+		if root == memRoot {
+			err = mem.Symlink("k.txt", link)
+		} else {
+			err = os.Symlink("k.txt", link)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := Build(fs, root, false)
+		shown := root
+		if root == disk {
+			shown = realDir(t, root)
+		}
+		if diff := cmp.Diff(want, lines(shown, out.Problems)); diff != "" {
+			t.Errorf("%s: problems (-want +got):\n%s", root, diff)
+		}
+	}
+}
+
 // TestKustomizePrintsNothing builds roots that make kustomize v0.17 print
 // on the process's stderr or through the log package when it reads them
 // as written (every deprecated field, sortOptions beside codeloc's own

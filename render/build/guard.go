@@ -4,6 +4,8 @@ import (
 	"errors"
 	"path/filepath"
 
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/render/node"
 )
@@ -31,7 +33,7 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 	path = filepath.Clean(path)
 	g.b.read[path] = data
 	switch {
-	case isKustomizationFile(path):
+	case isKustomizationFile(path) || g.b.linkedKustomizations[path]:
 		served, seen := g.b.served[path]
 		if !seen { // a base listed twice is read twice, and said once
 			served = g.b.inspect(path, data)
@@ -50,6 +52,18 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 		g.b.checkMetadata(path, data)
 	}
 	return data, nil
+}
+
+// CleanedAbs resolves path as the file system does. kustomize reads every
+// file at the path this returns, links resolved: a kustomization file that
+// is a link is read under its target's name, which is noted here so that
+// ReadFile still inspects it.
+func (g guard) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	d, f, err := g.FS.CleanedAbs(path)
+	if err == nil && f != "" && isKustomizationFile(path) {
+		g.b.linkedKustomizations[filepath.Clean(d.Join(f))] = true
+	}
+	return d, f, err
 }
 
 // errRefused stops kustomize at a file whose refusals could not be cut out
