@@ -324,6 +324,29 @@ func TestLinkedKustomization(t *testing.T) {
 	}
 }
 
+// TestHiddenReferences: what kustomize would read otherwise than a first
+// look does (an alias it expands, a key given twice of which it keeps the
+// last) is refused, so that no reference hides from the guard.
+func TestHiddenReferences(t *testing.T) {
+	for _, tt := range []struct{ name, kustomization, want string }{
+		{"an alias for the list", "x: &r\n- https://example.invalid/a.yaml\nresources: *r\n", "kustomize-build kustomization.yaml:3:12 "},
+		{"an alias for an item", "x: &u https://example.invalid/a.yaml\nresources:\n- settings.yaml\n- *u\n", "kustomize-build kustomization.yaml:4:3 "},
+		{"a merge key", "base: &b\n  resources: [https://example.invalid/a.yaml]\n<<: *b\n", "kustomize-build kustomization.yaml:3:5 "},
+		{"a key given twice", "resources:\n- settings.yaml\nresources:\n- https://example.invalid/a.yaml\n", "kustomize-build kustomization.yaml:3:1 resources"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, root := memTree(t, map[string]string{"kustomization.yaml": tt.kustomization, "settings.yaml": configMap})
+			out := Build(fs, root, false)
+			if out.Objects != nil {
+				t.Fatalf("built %d objects", len(out.Objects))
+			}
+			if diff := cmp.Diff([]string{tt.want}, lines(root, out.Problems)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestKustomizePrintsNothing builds roots that make kustomize v0.17 print
 // on the process's stderr or through the log package when it reads them
 // as written (every deprecated field, sortOptions beside codeloc's own

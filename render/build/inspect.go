@@ -38,6 +38,9 @@ func (b *builder) inspect(file string, data []byte) []byte {
 	if err != nil || doc.YNode().Kind != yaml.MappingNode {
 		return data
 	}
+	if !b.plainShape(file, doc.YNode()) {
+		return nil // kustomize would read it otherwise than the guard does
+	}
 	dir := filepath.Dir(file)
 	edited := b.refuseFields(file, doc)
 	for _, f := range pathFields {
@@ -69,6 +72,35 @@ func (b *builder) inspect(file string, data []byte) []byte {
 		data = fixed
 	}
 	return data
+}
+
+// plainShape refuses, in a document the guard reads for kustomize, what
+// would make kustomize read it otherwise than the guard: an alias (or a
+// merge key) that kustomize expands, and a key given twice, of which the
+// guard would read the first and kustomize the last.
+func (b *builder) plainShape(file string, n *yaml.Node) bool {
+	const hint = "write the kustomization plainly: each key once, no anchors, aliases or merge keys"
+	switch n.Kind {
+	case yaml.AliasNode:
+		b.add(file, n, CodeKustomizeBuild, "", fmt.Sprintf("alias *%s: codeloc reads kustomizations without YAML aliases", n.Value), hint)
+		return false
+	case yaml.MappingNode:
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if seen[k.Value] {
+				b.add(file, k, CodeKustomizeBuild, k.Value, fmt.Sprintf("key %s is given twice", k.Value), hint)
+				return false
+			}
+			seen[k.Value] = true
+		}
+	}
+	for _, c := range n.Content {
+		if !b.plainShape(file, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // refuseFields removes the fields codeloc refuses, each a problem.
@@ -212,6 +244,9 @@ func (b *builder) checkPluginConfig(file string, doc *yaml.RNode, at *yaml.Node)
 	}
 	if !pluginKinds[doc.GetKind()] {
 		return // an object, or a kind kustomize refuses with plugins off
+	}
+	if !b.plainShape(file, doc.YNode()) {
+		return
 	}
 	if doc.GetKind() == "HelmChartInflationGenerator" {
 		b.add(file, place(doc.YNode()), CodeKustomizeHelm, "kind", "Helm chart inflation is disabled", helmHint)
