@@ -219,7 +219,7 @@ vars:
 		"kustomize-remote kustomization.yaml:7:9 patches.path",
 		"kustomize-remote kustomization.yaml:11:5 configMapGenerator.files",
 		"kustomize-remote kustomization.yaml:13:5 configMapGenerator.envs",
-		"kustomize-remote kustomization.yaml:15:9 openapi.path",
+		"kustomize-openapi kustomization.yaml:14:1 openapi",
 		"kustomize-helm kustomization.yaml:16:1 helmCharts",
 		"kustomize-vars kustomization.yaml:18:1 vars",
 	}

@@ -20,6 +20,8 @@ var refusedFields = []struct{ field, code, msg, hint string }{
 	{"helmCharts", CodeKustomizeHelm, "Helm chart inflation is disabled", helmHint},
 	{"helmChartInflationGenerator", CodeKustomizeHelm, "Helm chart inflation is disabled", helmHint},
 	{"helmGlobals", CodeKustomizeHelm, "Helm chart inflation is disabled", helmHint},
+	{"openapi", CodeKustomizeOpenAPI, "openapi sets kustomize's schema for the whole process: in the long-lived sidecar, one code-location's schema would apply to the builds of others",
+		"remove openapi: codeloc builds with kustomize's built-in Kubernetes schema; give custom resources' merge keys with crds: or patch them with JSON patches"},
 	{"vars", CodeKustomizeVars, "vars is deprecated in kustomize, which prints its notes on the process's output",
 		"rewrite the vars as replacements (`kustomize edit fix --vars` does it)"},
 }
@@ -135,8 +137,8 @@ func (b *builder) keepLocal(doc *yaml.RNode, field string, keep func(*yaml.RNode
 	return true
 }
 
-// checkFileRefs refuses the remote files of patches, replacements,
-// generators and openapi; it removes the entries that name one.
+// checkFileRefs refuses the remote files of patches, replacements and
+// generators; it removes the entries that name one.
 func (b *builder) checkFileRefs(file string, doc *yaml.RNode) bool {
 	edited := false
 	for _, f := range []string{"patches", "patchesJson6902", "replacements"} {
@@ -147,11 +149,6 @@ func (b *builder) checkFileRefs(file string, doc *yaml.RNode) bool {
 	}
 	for _, f := range []string{"configMapGenerator", "secretGenerator"} {
 		edited = b.keepLocal(doc, f, func(gen *yaml.RNode) bool { return b.generatorLocal(file, f, gen) }) || edited
-	}
-	if o := doc.Field("openapi"); o != nil && o.Value.YNode().Kind == yaml.MappingNode {
-		if p := o.Value.Field("path"); p != nil && !b.checkRef(file, p.Value.YNode(), "openapi.path") {
-			edited = doc.PipeE(yaml.Clear("openapi")) == nil || edited
-		}
 	}
 	return edited
 }
