@@ -45,7 +45,7 @@ func ownedName(cl, name string) bool {
 }
 
 // ownershipApplies reports whether o is left to this rule: objects that
-// policy() or the consumption rule refuse whole (a Secret, a cluster-scoped
+// scopeRule or the consumption rule refuse whole (a Secret, a cluster-scoped
 // kind, a PersistentVolumeClaim) must go whatever their name, and an object
 // named like this code-location's record is refused by checkConflicts as
 // every name codeloc emits (the record is the only one outside <cl>-…).

@@ -46,7 +46,7 @@ func podRuleObjects(t *testing.T, docs string) []*yaml.RNode {
 }
 
 // podRuleLines shows problems as "code path: message", the part the rules
-// decide (files and lines are the instance's).
+// decide (files and lines are the context's).
 func podRuleLines(ps validate.Problems) []string {
 	var out []string
 	for _, p := range ps {

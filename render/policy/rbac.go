@@ -17,7 +17,7 @@ import (
 // ships, and a shipped Role grants nothing that reaches beyond them in the
 // shared namespace (Secrets, wildcards, privilege escalation, other pods'
 // processes). ClusterRoles and ClusterRoleBindings are cluster-scoped:
-// policy() refuses them.
+// scopeRule refuses them.
 type rbacRule struct{}
 
 func (rbacRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
