@@ -1,12 +1,17 @@
 package plugin
 
 import (
+	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/render"
 )
 
 // Source is what one generate call renders.
 type Source struct {
-	// AppDir is the Application's folder on disk (absolute).
+	// FS is the file system AppDir is on: nil for the local disk
+	// (`codeloc generate`), an in-memory copy of the repository in the
+	// sidecar.
+	FS fsys.FS
+	// AppDir is the Application's folder on FS (absolute).
 	AppDir string
 	// RepoRoot is the folder that stands for the repo root in messages,
 	// when the caller knows it (the sidecar unpacked the repo there); ""
@@ -38,6 +43,7 @@ func Generate(src Source) (*Request, *render.Result, error) {
 		base, prefix = Display(src.AppDir, req.App.SourcePath)
 	}
 	r := req.Render(src.AppDir, base, contract)
+	r.FS = src.FS
 	r.DisplayPrefix = prefix
 	res, err := render.Render(r)
 	return req, res, err
