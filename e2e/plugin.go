@@ -49,13 +49,9 @@ func (h *harness) startSidecar(ctx context.Context) error {
 		return err
 	}
 	h.sidecarMetrics = "http://127.0.0.1:" + strconv.Itoa(port)
-	work := filepath.Join(h.dir, "sidecar-work")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return err
-	}
 	h.plugin, err = h.start("codeloc-sidecar", filepath.Join(h.bin, "codeloc-sidecar"),
 		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir},
-		"--contract", h.contractFile, "--config-dir", "..", "--work-dir", work,
+		"--contract", h.contractFile, "--config-dir", "..",
 		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
 		return err

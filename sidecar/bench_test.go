@@ -116,15 +116,16 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // through it with GenerateManifests (mixed good and invalid fixtures) and
 // reports its resident memory from /proc/<pid>/status: at start, after 100
 // renders and after 1,000 (b.N is ignored: run with -benchtime 1x), the
-// peak, and the request folders left (must be 0).
+// peak, and the files it left in its TMPDIR (must be 0: requests are
+// unpacked in memory).
 //
 //	go test ./sidecar -run '^$' -bench SidecarRSS -benchtime 1x
 func BenchmarkSidecarRSS(b *testing.B) {
 	bin := sidecarBinary(b)
 	socks := sockDir(b)
-	work := b.TempDir()
-	cmd := exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot, "--work-dir", work, "--log-level", "warn")
-	cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks)
+	tmp := b.TempDir()
+	cmd := exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks, "TMPDIR="+tmp)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -159,12 +160,12 @@ func BenchmarkSidecarRSS(b *testing.B) {
 	}
 	b.StopTimer()
 	rss, hwm := status()
-	left, _ := os.ReadDir(filepath.Join(work, "codeloc-sidecar"))
+	left, _ := os.ReadDir(tmp)
 	b.ReportMetric(rss0, "rss-at-start-MiB")
 	b.ReportMetric(rss100, "rss-after-100-MiB")
 	b.ReportMetric(rss, "rss-after-1000-MiB")
 	b.ReportMetric(hwm, "peak-rss-MiB")
-	b.ReportMetric(float64(len(left)), "request-dirs-left")
+	b.ReportMetric(float64(len(left)), "tmp-files-left")
 }
 
 // direct sends a prepared tarball of fixtures/citation straight to

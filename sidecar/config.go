@@ -5,8 +5,9 @@
 //
 // It reads the same plugin.yaml as Argo CD's stock argocd-cmp-server (name,
 // version, discovery and parameters), unpacks the repository stream into a
-// fresh folder per request in one pass and under Limits (what Argo CD's own
-// unpacking refuses, it refuses too, with the same words), and builds the
+// fresh in-memory file system per request, in one pass and under Limits
+// (what Argo CD's own unpacking refuses, it refuses too, with the same
+// words), renders from it (no file is created per request), and builds the
 // render request from the same environment the stock server gives a
 // plugin command (its own environment plus the request's entries). It
 // answers with one JSON document per object, as the stock server does.

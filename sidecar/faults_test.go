@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -23,6 +22,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/codeloc/codeloc/internal/fsys"
 )
 
 // entry is one tar entry of a hand-made archive: a regular file unless the
@@ -227,7 +228,6 @@ func TestFaults(t *testing.T) {
 				err = tt.stream.send(context.Background(), client)
 			}
 			checkRefusal(t, err, tt.code, tt.want)
-			emptyDir(t, s.workDir)
 			if n := settleGoroutines(base + 2); n > base+2 {
 				t.Errorf("%d goroutines after the refusal, %d before", n, base)
 			}
@@ -283,7 +283,10 @@ func mustRender(t *testing.T) {
 // removed, no goroutine left, and the next request renders.
 func TestClientGoes(t *testing.T) {
 	sockDir(t)
-	s := startOurs(t, exampleContract)
+	metrics := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics"}
+	s := startOurs(t, exampleContract, func(o *Options) {
+		o.MetricsAddr = strings.TrimSuffix(strings.TrimPrefix(metrics.metrics, "http://"), "/metrics")
+	})
 	mustRender(t)
 	base := steadyGoroutines()
 	data := archiveOf(t, file("fixtures/evil/code-location.manifest.yaml", "codeLocation: evil\n"), file("fixtures/evil/big.yaml", strings.Repeat("x: 1\n", 1<<16)))
@@ -302,9 +305,8 @@ func TestClientGoes(t *testing.T) {
 			must(t, err)
 			must(t, st.Send(stream{data: data}.header()))
 			must(t, st.Send(cmp.AppFileRequest(data[:len(data)/2])))
-			waitFor(t, "the request folder", func() bool { e, _ := os.ReadDir(s.workDir); return len(e) == 1 })
+			waitFor(t, "the request in flight", func() bool { return metrics.metric(t, "codeloc_renders_in_flight") == 1 })
 			tt.quit(cancel, func() { conn.Close() })
-			emptyDir(t, s.workDir)
 			conn.Close() // its own goroutines go with it
 			if n := settleGoroutines(base + 2); n > base+2 {
 				t.Errorf("%d goroutines after the client went, %d before", n, base)
@@ -340,9 +342,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestUnpackStopsAtLimits unpacks bombs straight into a folder and checks
-// what reached the disk before the refusal: never a file past the file
-// limit, never more than the expanded limit in all.
+// TestUnpackStopsAtLimits unpacks bombs straight into memory and checks
+// what was stored before the refusal: never a file past the file limit,
+// never more than the expanded limit in all.
 func TestUnpackStopsAtLimits(t *testing.T) {
 	small := faultLimits
 	small.RepoBytes = 64 << 20 // what reaches the unpacker
@@ -366,29 +368,26 @@ func TestUnpackStopsAtLimits(t *testing.T) {
 	must(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			srv := &Server{cfg: cfg, workDir: dir, realWorkDir: dir, limits: tt.limits}
-			err := srv.unpack(context.Background(), &chunks{data: tt.data}, dir, "", hexSum(tt.data))
+			mem := fsys.NewMemory()
+			must(t, mem.MkdirAll(memRepo))
+			srv := &Server{cfg: cfg, limits: tt.limits}
+			err := srv.unpack(context.Background(), &chunks{data: tt.data}, mem, "", hexSum(tt.data))
 			var le *limitError
 			if !errors.As(err, &le) {
 				t.Fatalf("error %v, want a limit", err)
 			}
-			if got := diskBytes(t, dir, tt.limits.FileBytes); got > tt.limits.ExpandedBytes {
-				t.Errorf("%d bytes reached the disk, limit %d", got, tt.limits.ExpandedBytes)
+			if got := storedBytes(t, mem, tt.limits.FileBytes); got > tt.limits.ExpandedBytes {
+				t.Errorf("%d bytes were stored, limit %d", got, tt.limits.ExpandedBytes)
 			}
 		})
 	}
 }
 
-// diskBytes adds up the files under dir, failing for one over most.
-func diskBytes(t *testing.T, dir string, most int64) int64 {
+// storedBytes adds up the files in mem, failing for one over most.
+func storedBytes(t *testing.T, mem *fsys.Memory, most int64) int64 {
 	var total int64
-	must(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
+	must(t, mem.Walk("/", func(p string, fi fs.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
 			return err
 		}
 		if fi.Size() > most {
@@ -480,7 +479,7 @@ func gunzip(data []byte) ([]byte, error) {
 // setting, and nothing is left behind.
 func TestLimitsThroughRepoServer(t *testing.T) {
 	sockDir(t)
-	s := startOurs(t, exampleContract, func(o *Options) { o.Limits = faultLimits })
+	startOurs(t, exampleContract, func(o *Options) { o.Limits = faultLimits })
 	manifest := map[string]string{"code-location.manifest.yaml": "codeLocation: evil\n"}
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
@@ -521,7 +520,6 @@ func TestLimitsThroughRepoServer(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "InvalidArgument desc = codeloc: repository refused: ") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want InvalidArgument %q", err, tt.want)
 			}
-			emptyDir(t, s.workDir)
 			mustRender(t)
 		})
 	}

@@ -185,27 +185,21 @@ func setenv(tb testing.TB, k, v string) {
 
 // ours is a codeloc-sidecar started with Run.
 type ours struct {
-	socket  string
-	workDir string
-	cancel  context.CancelFunc
-	done    chan error
-	logs    *testbuf.Buffer
+	socket string
+	cancel context.CancelFunc
+	done   chan error
+	logs   *testbuf.Buffer
 }
 
 // startOurs runs the sidecar with the repo's plugin.yaml until the test
 // ends; the caller has set the socket folder (sockDir).
 func startOurs(tb testing.TB, contract string, tweak ...func(*Options)) *ours {
 	tb.Helper()
-	work, err := os.MkdirTemp(tmpRoot, "work-")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	logs := &testbuf.Buffer{}
 	ready := make(chan string, 1)
 	o := Options{
 		Contract:        contract,
 		ConfigDir:       moduleRoot,
-		WorkDir:         work,
 		ShutdownTimeout: 10 * time.Second,
 		Logger:          slog.New(slog.NewJSONHandler(logs, nil)),
 		Ready:           func(s string) { ready <- s },
@@ -214,7 +208,7 @@ func startOurs(tb testing.TB, contract string, tweak ...func(*Options)) *ours {
 		f(&o)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &ours{workDir: filepath.Join(work, "codeloc-sidecar"), cancel: cancel, done: make(chan error, 1), logs: logs}
+	s := &ours{cancel: cancel, done: make(chan error, 1), logs: logs}
 	go func() { s.done <- Run(ctx, o) }()
 	select {
 	case s.socket = <-ready:

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -30,6 +31,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/codeloc/codeloc/internal/fsys"
 )
 
 // dial connects a raw plugin client to a socket.
@@ -88,7 +91,7 @@ func sendTarball(stream apiclient.ConfigManagementPluginService_GenerateManifest
 
 // TestSymlinkEscape checks that a repository holding a link out of it is
 // refused, through the repo-server's own tar step and with a tarball
-// built by hand, and leaves no request folder.
+// built by hand.
 func TestSymlinkEscape(t *testing.T) {
 	sockDir(t)
 	s := startOurs(t, exampleContract)
@@ -105,7 +108,6 @@ func TestSymlinkEscape(t *testing.T) {
 		if want := "illegal filepath in symlink"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
 		}
-		emptyDir(t, s.workDir)
 	})
 
 	tests := []struct {
@@ -135,7 +137,6 @@ func TestSymlinkEscape(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "InvalidArgument") {
 				t.Errorf("error %v, want InvalidArgument %q", err, tt.want)
 			}
-			emptyDir(t, s.workDir)
 		})
 	}
 }
@@ -149,42 +150,43 @@ func TestSymlinkEscape(t *testing.T) {
 func TestUnpackLinks(t *testing.T) {
 	link := func(name, target string) entry { return special(name, tar.TypeSymlink, target) }
 	tests := []struct {
-		name      string
-		entries   []entry
-		linkedDir bool   // the work dir is reached through a link
-		want      string // "" for no error
+		name    string
+		prefix  string // the repo path of the folder sent
+		entries []entry
+		want    string // "" for no error
 	}{
-		{"inside", []entry{file("sub/a.yaml", "a"), link("sub/link", "a.yaml")}, false, ""},
-		{"inside, the work dir behind a link", []entry{file("sub/a.yaml", "a"), link("sub/link", "a.yaml")}, true, ""},
-		{"dangling", []entry{link("sub/link", "missing.yaml")}, false, ""},
-		{"a chain inside", []entry{file("top.yaml", "t"), link("sub/l1", "l2"), link("sub/l2", "../top.yaml")}, false, ""},
-		{"a linked folder, then a file below it", []entry{file("dir/x.yaml", "x"), link("sub/d", "../dir"), link("sub/x", "d/x.yaml")}, false, ""},
-		{"parent", []entry{link("sub/link", "../../outside.yaml")}, false, "illegal filepath in symlink: sub/link -> ../../outside.yaml"},
-		{"a .. after a link", []entry{link("sub/up", "../.."), link("sub/link", "up/../../outside.yaml")}, false, "illegal filepath in symlink: sub/up -> ../.."},
+		{"inside", "", []entry{file("sub/a.yaml", "a"), link("sub/link", "a.yaml")}, ""},
+		{"inside a sub-folder sent", "app", []entry{file("sub/a.yaml", "a"), link("sub/link", "a.yaml")}, ""},
+		{"dangling", "", []entry{link("sub/link", "missing.yaml")}, ""},
+		{"a chain inside", "", []entry{file("top.yaml", "t"), link("sub/l1", "l2"), link("sub/l2", "../top.yaml")}, ""},
+		{"a linked folder, then a file below it", "", []entry{file("dir/x.yaml", "x"), link("sub/d", "../dir"), link("sub/x", "d/x.yaml")}, ""},
+		{"parent", "", []entry{link("sub/link", "../../outside.yaml")}, "illegal filepath in symlink: sub/link -> ../../outside.yaml"},
+		{"parent of a sub-folder sent", "app", []entry{link("sub/link", "../../outside.yaml")}, "illegal filepath in symlink: app/sub/link -> ../../outside.yaml"},
+		{"a .. after a link", "", []entry{link("sub/up", "../.."), link("sub/link", "up/../../outside.yaml")}, "illegal filepath in symlink: sub/up -> ../.."},
 		// The target is made clean as committed: up/.. goes, and the link
 		// dangles inside instead of reaching outside.yaml through up.
-		{"a .. after a link, cleaned", []entry{link("sub/up", ".."), link("sub/link", "up/../outside.yaml")}, false, ""},
-		{"absolute", []entry{link("sub/link", "/etc/hostname")}, false, "symbolic link sub/link points outside the repository"},
-		{"loop", []entry{link("sub/l1", "l2"), link("sub/l2", "l1")}, false, "symbolic link sub/l1 cannot be resolved"},
-		{"itself", []entry{link("sub/link", "link")}, false, "symbolic link sub/link cannot be resolved"},
+		{"a .. after a link, cleaned", "", []entry{link("sub/up", ".."), link("sub/link", "up/../outside.yaml")}, ""},
+		{"absolute", "", []entry{link("sub/link", "/etc/hostname")}, "symbolic link sub/link points outside the repository"},
+		{"loop", "", []entry{link("sub/l1", "l2"), link("sub/l2", "l1")}, "symbolic link sub/l1 cannot be resolved"},
+		{"itself", "", []entry{link("sub/link", "link")}, "symbolic link sub/link cannot be resolved"},
+		{"a link where a folder goes", "", []entry{file("dir/x.yaml", "x"), link("sub", "dir"), file("sub/y.yaml", "y")}, "sub clashes with an earlier entry of the archive"},
+		{"a file through a link", "", []entry{file("dir/x.yaml", "x"), link("sub/x.yaml", "../dir/x.yaml"), file("sub/x.yaml", "y")}, "sub/x.yaml clashes with an earlier entry of the archive"},
+		{"a link over a file", "", []entry{file("sub/x.yaml", "x"), link("sub/x.yaml", "y.yaml")}, "sub/x.yaml clashes with an earlier entry of the archive"},
+		{"a file over a folder", "", []entry{file("sub/x/a.yaml", "x"), file("sub/x", "y")}, "sub/x clashes with an earlier entry of the archive"},
 	}
 	cfg, err := LoadPluginConfig(moduleRoot)
 	must(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			real := t.TempDir()
-			must(t, os.WriteFile(filepath.Join(real, "outside.yaml"), []byte("x"), 0o644))
-			work := real
-			if tt.linkedDir {
-				work = filepath.Join(t.TempDir(), "work")
-				must(t, os.Symlink(real, work))
-			}
-			dest := filepath.Join(work, "req")
-			must(t, os.Mkdir(dest, 0o700))
+			mem := fsys.NewMemory()
+			dest := path.Join(memRepo, tt.prefix)
+			must(t, mem.MkdirAll(dest))
+			must(t, mem.WriteFile("/outside.yaml", []byte("x")))
+			must(t, mem.WriteFile(memRepo+"/outside.yaml", []byte("x")))
 			data := archiveOf(t, tt.entries...)
-			srv := &Server{cfg: cfg, workDir: work, realWorkDir: real, limits: DefaultLimits()}
-			err := srv.unpack(context.Background(), &chunks{data: data}, dest, "", hexSum(data))
+			srv := &Server{cfg: cfg, limits: DefaultLimits()}
+			err := srv.unpack(context.Background(), &chunks{data: data}, mem, tt.prefix, hexSum(data))
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -196,11 +198,11 @@ func TestUnpackLinks(t *testing.T) {
 					if e.h.Typeflag != tar.TypeSymlink {
 						continue
 					}
-					p := filepath.Join(dest, e.h.Name)
-					if _, err := os.Lstat(p); err != nil {
+					p := path.Join(dest, e.h.Name)
+					if _, err := mem.Lstat(p); err != nil {
 						t.Errorf("%s was not made: %v", e.h.Name, err)
 					}
-					if to, err := filepath.EvalSymlinks(p); err == nil && !inside(to, filepath.Join(real, "req")) {
+					if to, err := mem.EvalSymlinks(p); err == nil && (!within(to, dest) || path.Base(to) == "outside.yaml") {
 						t.Errorf("%s resolves to %s, outside", e.h.Name, to)
 					}
 				}
@@ -217,7 +219,7 @@ func must(t testing.TB, err error) {
 }
 
 // TestStalledUpload checks a client that stops sending is cut at its
-// deadline and leaves no request folder.
+// deadline.
 func TestStalledUpload(t *testing.T) {
 	sockDir(t)
 	s := startOurs(t, exampleContract)
@@ -239,20 +241,14 @@ func TestStalledUpload(t *testing.T) {
 	if err := stream.Send(cmp.AppFileRequest(data[:10])); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if entries, _ := os.ReadDir(s.workDir); len(entries) != 1 {
-		t.Errorf("%d request folders while the upload runs, want 1", len(entries))
-	}
 	<-ctx.Done() // the client never finishes its upload
-	emptyDir(t, s.workDir)
 	if _, err := stream.CloseAndRecv(); err == nil || !strings.Contains(err.Error(), "DeadlineExceeded") {
 		t.Errorf("error %v, want DeadlineExceeded", err)
 	}
 }
 
 // TestGracefulShutdown stops the sidecar while a render is in flight: the
-// socket goes at once, the render finishes and is answered, Run returns
-// and removes its work folder.
+// socket goes at once, the render finishes and is answered, Run returns.
 func TestGracefulShutdown(t *testing.T) {
 	sockDir(t)
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -295,9 +291,6 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return")
-	}
-	if _, err := os.Stat(s.workDir); !os.IsNotExist(err) {
-		t.Errorf("work folder %s left: %v", s.workDir, err)
 	}
 }
 
@@ -477,7 +470,7 @@ func TestNoLeak(t *testing.T) {
 		fmt.Sscan(v, &n)
 	}
 	sockDir(t)
-	s := startOurs(t, exampleContract)
+	startOurs(t, exampleContract)
 	mixed := []string{"citation", "mediawatch", "invalid/bad-names", "invalid/kustomize-missing-file"}
 	render := func(i int) {
 		_, err := generate(context.Background(), mixed[i%len(mixed)], genOpts{generatePath: true})
@@ -495,7 +488,6 @@ func TestNoLeak(t *testing.T) {
 	if got := settleGoroutines(goroutines + 2); got > goroutines+2 {
 		t.Errorf("%d goroutines after %d renders, %d before", got, n, goroutines)
 	}
-	emptyDir(t, s.workDir)
 	var got int
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		runtime.GC() // Argo CD's ReceiveRepoStream leaves its tarball to the finalizer
@@ -527,4 +519,41 @@ func heapAfterGC() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// TestCreatesNoFile runs requests of every outcome (discovery, a render,
+// an invalid declaration, a refused link, a limit) with TMPDIR pointing at
+// an empty folder, and checks that it stays empty: each request is
+// unpacked in memory, and nothing is written to the disk. (The repo-server
+// side is left out: Argo CD's client writes its tarballs to TMPDIR; the
+// tarballs here are made before.)
+func TestCreatesNoFile(t *testing.T) {
+	sockDir(t)
+	calls := prepareCalls(t)
+	invalid := tgz(t, map[string]string{"fixtures/evil/code-location.manifest.yaml": "codeLocation: Not_A_Name\n"})
+	escape := tgz(t, map[string]string{"fixtures/evil/code-location.manifest.yaml": "codeLocation: evil\n", "fixtures/evil/passwd": "->../../../etc/passwd"})
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	s := startOurs(t, exampleContract)
+	client := clientOf(t, s.socket)
+	must(t, calls.all(client))
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"invalid", invalid, "bad-name"},
+		{"refused", escape, "illegal filepath in symlink"},
+		{"limit", archiveOf(t, file("fixtures/evil/"+strings.Repeat("d/", 40)+"x.yaml", "x: 1\n")), "names deep"},
+	} {
+		stream, err := client.GenerateManifest(context.Background())
+		must(t, err)
+		must(t, sendTarball(stream, "fixtures/evil", tt.data))
+		if _, err := stream.CloseAndRecv(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	if entries, err := os.ReadDir(tmp); err != nil || len(entries) > 0 {
+		t.Errorf("TMPDIR holds %v (%v), want nothing", entries, err)
+	}
 }

@@ -23,15 +23,17 @@ import (
 // sources), which stays in the tens of MiB and a few thousand entries,
 // not for one code-location's folder. What they stop is a repository that
 // expands past anything a render reads (a committed file of zeros, an
-// archive bomb) and would fill the sidecar's disk.
+// archive bomb) and would fill the sidecar's memory: each request is
+// unpacked in memory, so ExpandedBytes times the requests in flight
+// bounds what the copies of the repository hold.
 type Limits struct {
 	// RepoBytes bounds the compressed stream, the .tar.gz as sent. Source
 	// text compresses several times over, so this is mostly reached by
 	// committed binaries.
 	RepoBytes int64
 	// ExpandedBytes bounds the uncompressed archive: the files' contents
-	// plus the archive's own headers. It is what reaches the disk, per
-	// request in flight.
+	// plus the archive's own headers. It bounds what one request in flight
+	// holds in memory (its files' contents).
 	ExpandedBytes int64
 	// Entries bounds the files, folders and links of the archive.
 	Entries int64

@@ -43,8 +43,8 @@ func loadTests(t *testing.T) {
 // for the full run) at concurrency 1, 4 and 16 through Argo CD's
 // repo-server code against the built codeloc-sidecar, and checks what does
 // not depend on the machine's speed or the collector's timing: no failure,
-// its goroutines back to their count before the load, no request folder
-// left. Latency (p50, p99), renders/s and the resident memory are logged,
+// its goroutines back to their count before the load, no file created in
+// its TMPDIR. Latency (p50, p99), renders/s and the resident memory are logged,
 // never asserted (RSS moves with GC pacing and the scavenger; what the
 // renders retain is TestRetainsNothing's).
 //
@@ -73,7 +73,7 @@ func TestLoad(t *testing.T) {
 			if after.goroutines > before.goroutines {
 				t.Errorf("%d goroutines after the load, %d before", after.goroutines, before.goroutines)
 			}
-			emptyDir(t, p.reqDirs)
+			emptyDir(t, p.tmp)
 		})
 	}
 }
@@ -118,7 +118,7 @@ func TestRetainsNothing(t *testing.T) {
 	sockDir(t)
 	// Its log lines are formatted as in production but not kept: the
 	// test's log buffer would be the only thing that grows.
-	s := startOurs(t, exampleContract, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) })
+	startOurs(t, exampleContract, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) })
 	check := loadCheck(t)
 	n := 400
 	if v, _ := strconv.Atoi(os.Getenv("CODELOC_LEAK_N")); v > 0 {
@@ -134,7 +134,6 @@ func TestRetainsNothing(t *testing.T) {
 	if g := settleGoroutines(goroutines); g > goroutines {
 		t.Errorf("%d goroutines after the load, %d before", g, goroutines)
 	}
-	emptyDir(t, s.workDir)
 	after := liveHeap()
 	grew := int(after) - int(before)
 	t.Logf("live heap %d -> %d bytes after %d renders (%+d bytes a render)", before, after, n, grew/n)
@@ -210,7 +209,7 @@ func (r loadResult) report(t *testing.T, c int, before, after procSample) {
 type sidecarProc struct {
 	cmd     *exec.Cmd
 	metrics string
-	reqDirs string
+	tmp     string // the sidecar's TMPDIR, where nothing may appear
 }
 
 // procSample is the sidecar's resident memory (MiB) and goroutines.
@@ -225,11 +224,10 @@ func startBinary(t *testing.T) *sidecarProc {
 	t.Helper()
 	bin := sidecarBinary(t)
 	socks := sockDir(t)
-	work := t.TempDir()
-	p := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics", reqDirs: filepath.Join(work, "codeloc-sidecar")}
-	p.cmd = exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot, "--work-dir", work,
+	p := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics", tmp: t.TempDir()}
+	p.cmd = exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot,
 		"--log-level", "warn", "--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(p.metrics, "http://"), "/metrics"))
-	p.cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks)
+	p.cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks, "TMPDIR="+p.tmp)
 	logs := &testbuf.Buffer{}
 	p.cmd.Stderr = logs
 	if err := p.cmd.Start(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,38 +13,45 @@ import (
 	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
 	"github.com/argoproj/argo-cd/v2/util/cmp"
 
+	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/plugin"
 )
 
-// unpacked is one request's copy of the repository.
+// unpacked is one request's copy of the repository, in memory.
 type unpacked struct {
-	// root stands for the repo root: the files Argo CD sent are under it at
-	// their path in the repo, so that messages show repo paths.
-	root string
-	// appDir is the Application's path.
+	// fs holds the files Argo CD sent at their path in the repo under
+	// memRepo, which stands for the repo root, so that messages show repo
+	// paths.
+	fs *fsys.Memory
+	// appDir is the Application's path in fs.
 	appDir string
 	// env is what the repo-server sent.
 	env []*apiclient.EnvEntry
 }
 
+// memRepo is the folder of an unpacked request's file system that stands
+// for the repo root. It is not the file system's root "/", so that the
+// render can take it off the paths in its messages as it takes off a
+// folder on the disk; its name is one no message carries otherwise.
+const memRepo = "/codeloc-repo"
+
 // errRepo marks a refused or malformed repository stream.
 var errRepo = errors.New("repository refused")
 
-// receive unpacks a request's repository stream into a fresh folder under
-// the server's work dir, in one pass and under the server's limits (see
-// archive and unpacker). The caller removes the returned folder, when
-// there is one (also on error).
-func (s *Server) receive(ctx context.Context, stream cmp.StreamReceiver) (dir string, repo *unpacked, err error) {
-	dir, repo, err = s.receiveInto(ctx, stream)
+// receive unpacks a request's repository stream into a fresh in-memory
+// file system, in one pass and under the server's limits (see archive and
+// unpacker): nothing is written to the disk.
+func (s *Server) receive(ctx context.Context, stream cmp.StreamReceiver) (*unpacked, error) {
+	repo, err := s.receiveInto(ctx, stream)
 	discardRefused(ctx, stream, err)
-	return dir, repo, err
+	return repo, err
 }
 
 // discardRefused reads what is left of a refused stream: Argo CD's client
 // sends its whole repository before it reads the answer, and a call that
 // stops reading early makes its sending fail, so that the refusal's message
 // would never reach the user. What is left is only read, neither hashed,
-// nor decompressed, nor written; the request's deadline bounds it.
+// nor decompressed, nor kept; the request's deadline bounds it.
 func discardRefused(ctx context.Context, stream cmp.StreamReceiver, err error) {
 	if !errors.Is(err, errRepo) {
 		return
@@ -58,29 +64,26 @@ func discardRefused(ctx context.Context, stream cmp.StreamReceiver, err error) {
 }
 
 // receiveInto is receive, before a refused stream's rest is discarded.
-func (s *Server) receiveInto(ctx context.Context, stream cmp.StreamReceiver) (dir string, repo *unpacked, err error) {
+func (s *Server) receiveInto(ctx context.Context, stream cmp.StreamReceiver) (*unpacked, error) {
 	md, err := s.receiveHeader(stream)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	// Argo CD may send only a sub-folder (manifest-generate-paths): unpack
 	// it where it lives in the repo.
 	prefix := plugin.SentRootPrefix(envValue(md.GetEnv(), plugin.EnvAppSourcePath), md.GetAppRelPath())
-	if dir, err = os.MkdirTemp(s.workDir, "req-"); err != nil {
-		return "", nil, fmt.Errorf("creating the request folder: %w", err)
+	rel := path.Join(".", md.GetAppRelPath()) // relative to the folder sent, clean
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, fmt.Errorf("%w: the application path %q leaves the repository", errRepo, md.GetAppRelPath())
 	}
-	dest := filepath.Join(dir, filepath.FromSlash(prefix))
-	appDir := filepath.Join(dest, filepath.FromSlash(md.GetAppRelPath()))
-	if !inside(appDir, dest) {
-		return dir, nil, fmt.Errorf("%w: the application path %q leaves the repository", errRepo, md.GetAppRelPath())
+	mem := fsys.NewMemory()
+	if err := mem.MkdirAll(path.Join(memRepo, prefix)); err != nil {
+		return nil, &serverError{fmt.Errorf("preparing the folder sent: %w", err)}
 	}
-	if err := os.MkdirAll(dest, 0o700); err != nil {
-		return dir, nil, fmt.Errorf("creating the request folder: %w", err)
+	if err := s.unpack(ctx, stream, mem, prefix, md.GetChecksum()); err != nil {
+		return nil, err
 	}
-	if err := s.unpack(ctx, stream, dest, prefix, md.GetChecksum()); err != nil {
-		return dir, nil, err
-	}
-	return dir, &unpacked{root: dir, appDir: appDir, env: md.GetEnv()}, nil
+	return &unpacked{fs: mem, appDir: path.Join(memRepo, prefix, rel), env: md.GetEnv()}, nil
 }
 
 // receiveHeader reads the stream's metadata and refuses at once a stream
@@ -100,19 +103,14 @@ func (s *Server) receiveHeader(stream cmp.StreamReceiver) (*apiclient.ManifestRe
 	return md, nil
 }
 
-// unpack writes the archive that follows the header under dest.
-func (s *Server) unpack(ctx context.Context, stream cmp.StreamReceiver, dest, prefix, checksum string) error {
+// unpack writes the archive that follows the header into mem, under
+// memRepo/prefix (which exists).
+func (s *Server) unpack(ctx context.Context, stream cmp.StreamReceiver, mem *fsys.Memory, prefix, checksum string) error {
 	a, err := openArchive(ctx, stream, s.limits, prefix)
 	if err != nil {
 		return err
 	}
-	// The folders from the work dir down are the server's own: only the
-	// work dir may sit behind a link.
-	rel, err := filepath.Rel(s.workDir, dest)
-	if err != nil {
-		return err
-	}
-	u := newUnpacker(dest, filepath.Join(s.realWorkDir, rel), prefix, s.cfg.Spec.PreserveFileMode)
+	u := newUnpacker(mem, prefix)
 	defer u.release()
 	if err := u.unpackAll(a); err != nil {
 		return err
@@ -130,35 +128,6 @@ func drain(stream cmp.StreamReceiver) error {
 			return err
 		}
 	}
-}
-
-// checkLink refuses the link p when it resolves outside root (realRoot
-// after links) or does not resolve at all (a loop); a dangling link is
-// left to the reader, whose message names the missing file.
-func checkLink(root, realRoot, p string) error {
-	target, err := filepath.EvalSymlinks(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	rel, _ := filepath.Rel(root, p)
-	if err != nil {
-		return fmt.Errorf("symbolic link %s cannot be resolved: %v", shown(filepath.ToSlash(rel)), trimDir(err, root))
-	}
-	if !inside(target, realRoot) {
-		return fmt.Errorf("symbolic link %s points outside the repository", shown(filepath.ToSlash(rel)))
-	}
-	return nil
-}
-
-// trimDir says err without the server's folder dir.
-func trimDir(err error, dir string) string {
-	return strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
-}
-
-// inside reports whether p is root or below it.
-func inside(p, root string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func envValue(env []*apiclient.EnvEntry, name string) string {

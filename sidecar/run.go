@@ -33,9 +33,6 @@ type Options struct {
 	Contract string
 	// ConfigDir holds plugin.yaml.
 	ConfigDir string
-	// WorkDir is where the server keeps its request folders, under
-	// WorkDir/codeloc-sidecar (emptied at start and at exit).
-	WorkDir string
 	// MetricsAddr, when set, serves /metrics and /healthz over HTTP.
 	MetricsAddr string
 	// ShutdownTimeout bounds how long in-flight requests may finish after
@@ -55,18 +52,18 @@ type Options struct {
 // Run serves the plugin on <plugin socket dir>/<name>[-<version>].sock
 // (ARGOCD_PLUGINSOCKFILEPATH, default /home/argocd/cmp-server/plugins) until
 // ctx ends, then stops gracefully: health turns NOT_SERVING, in-flight
-// requests finish (up to ShutdownTimeout), the socket and the work folder
-// are removed.
+// requests finish (up to ShutdownTimeout), the socket is removed. Each
+// request is unpacked in memory: the server creates no file but its
+// socket.
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	srv, workDir, err := newServer(o, log)
+	srv, err := newServer(o, log)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(workDir)
 	socket := srv.cfg.Address()
 	lis, err := listen(socket)
 	if err != nil {
@@ -84,7 +81,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	log.Info(names.BinarySidecar+" serving", "socket", socket, "plugin", pluginName(srv.cfg.Metadata.Name, srv.cfg.Spec.Version),
-		"contract", o.Contract, "work_dir", workDir, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize, "limits", srv.limits)
+		"contract", o.Contract, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize, "limits", srv.limits)
 	if o.Ready != nil {
 		o.Ready(socket)
 	}
@@ -100,22 +97,18 @@ func Run(ctx context.Context, o Options) error {
 	return err
 }
 
-// newServer checks the options, reads plugin.yaml, prepares the work
-// folder and watches the contracts: the server Run serves.
-func newServer(o Options, log *slog.Logger) (*Server, string, error) {
+// newServer checks the options, reads plugin.yaml and watches the
+// contracts: the server Run serves.
+func newServer(o Options, log *slog.Logger) (*Server, error) {
 	if o.Contract == "" {
-		return nil, "", fmt.Errorf("no cluster contract: pass --contract FILE|DIR or set %s (there is no fallback to the example contract)", names.EnvContract)
+		return nil, fmt.Errorf("no cluster contract: pass --contract FILE|DIR or set %s (there is no fallback to the example contract)", names.EnvContract)
 	}
 	if _, err := os.Stat(o.Contract); err != nil {
-		return nil, "", fmt.Errorf("cluster contract: %w", err)
+		return nil, fmt.Errorf("cluster contract: %w", err)
 	}
 	cfg, err := LoadPluginConfig(o.ConfigDir)
 	if err != nil {
-		return nil, "", err
-	}
-	workDir, err := prepareWorkDir(o.WorkDir)
-	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	metrics := NewMetrics()
 	contracts := plugin.NewContracts(o.Contract)
@@ -128,13 +121,12 @@ func newServer(o Options, log *slog.Logger) (*Server, string, error) {
 		log.Info("contract loaded", "file", file)
 	}
 	checkContracts(contracts, log)
-	srv, err := New(Config{Plugin: cfg, Contracts: contracts, WorkDir: workDir, Logger: log, Metrics: metrics, Limits: o.Limits})
+	srv, err := New(Config{Plugin: cfg, Contracts: contracts, Logger: log, Metrics: metrics, Limits: o.Limits})
 	if err != nil {
-		os.RemoveAll(workDir)
-		return nil, "", err
+		return nil, err
 	}
 	srv.beforeRender = o.beforeRender
-	return srv, workDir, nil
+	return srv, nil
 }
 
 // serveMetrics serves /metrics and /healthz on addr ("" = off); a serving
@@ -234,21 +226,6 @@ func listen(socket string) (net.Listener, error) {
 		return nil, fmt.Errorf("listening on %s: %w", socket, err)
 	}
 	return lis, nil
-}
-
-// prepareWorkDir empties and returns the server's folder under dir.
-func prepareWorkDir(dir string) (string, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	w := filepath.Join(dir, names.BinarySidecar)
-	if err := os.RemoveAll(w); err != nil {
-		return "", fmt.Errorf("work dir: %w", err)
-	}
-	if err := os.MkdirAll(w, 0o700); err != nil {
-		return "", fmt.Errorf("work dir: %w", err)
-	}
-	return w, nil
 }
 
 // checkContracts loads every mounted contract once at start, so that a bad

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -37,8 +35,6 @@ type Config struct {
 	Plugin *argoplugin.PluginConfig
 	// Contracts are the mounted cluster contracts.
 	Contracts *plugin.Contracts
-	// WorkDir holds one folder per request; it must exist.
-	WorkDir string
 	// Logger receives one structured line per request (default: discard).
 	Logger *slog.Logger
 	// Metrics, when set, records renders.
@@ -54,12 +50,9 @@ type Server struct {
 
 	cfg       *argoplugin.PluginConfig
 	contracts *plugin.Contracts
-	workDir   string
-	// realWorkDir is workDir after symbolic links.
-	realWorkDir string
-	log         *slog.Logger
-	metrics     *Metrics
-	limits      Limits
+	log       *slog.Logger
+	metrics   *Metrics
+	limits    Limits
 
 	// beforeRender, when set (tests), runs before each render.
 	beforeRender func(ctx context.Context)
@@ -69,22 +62,14 @@ var _ apiclient.ConfigManagementPluginServiceServer = (*Server)(nil)
 
 // New returns a server for cfg.
 func New(cfg Config) (*Server, error) {
-	if cfg.Plugin == nil || cfg.Contracts == nil || cfg.WorkDir == "" {
-		return nil, errors.New("sidecar: Plugin, Contracts and WorkDir are required")
-	}
-	if fi, err := os.Stat(cfg.WorkDir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("sidecar: work dir %s is not a folder", cfg.WorkDir)
-	}
-	realWorkDir, err := filepath.EvalSymlinks(cfg.WorkDir)
-	if err != nil {
-		return nil, fmt.Errorf("sidecar: work dir: %w", err)
+	if cfg.Plugin == nil || cfg.Contracts == nil {
+		return nil, errors.New("sidecar: Plugin and Contracts are required")
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg.Plugin, contracts: cfg.Contracts, workDir: cfg.WorkDir, realWorkDir: realWorkDir,
-		log: log, metrics: cfg.Metrics, limits: cfg.Limits.withDefaults()}, nil
+	return &Server{cfg: cfg.Plugin, contracts: cfg.Contracts, log: log, metrics: cfg.Metrics, limits: cfg.Limits.withDefaults()}, nil
 }
 
 // CheckPluginConfiguration answers the repo-server's pre-flight call.
@@ -143,10 +128,7 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
 	defer cancel()
 	rec := &record{}
-	dir, manifests, err := s.generate(ctx, stream, rec)
-	// The request folder goes once the answer is sent: its removal is no
-	// part of the render's latency.
-	defer s.remove(dir)
+	manifests, err := s.generate(ctx, stream, rec)
 	if err == nil {
 		if err = stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests}); err != nil {
 			rec.fail(ctx, err)
@@ -165,23 +147,23 @@ type record struct {
 	received time.Duration // receiving and unpacking the repository stream
 }
 
-// generate runs one render in a request folder, which the caller removes
-// (also on error); errors are gRPC status errors.
-func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagementPluginService_GenerateManifestServer, rec *record) (dir string, manifests []string, err error) {
+// generate receives the repository into memory and renders it; errors
+// are gRPC status errors. The repository's copy is garbage once it
+// returns.
+func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagementPluginService_GenerateManifestServer, rec *record) ([]string, error) {
 	start := time.Now()
-	dir, repo, err := s.receive(ctx, stream)
+	repo, err := s.receive(ctx, stream)
 	rec.received = time.Since(start)
 	if err != nil {
 		rec.fail(ctx, err)
-		return dir, nil, streamError(ctx, err)
+		return nil, streamError(ctx, err)
 	}
-	manifests, err = s.renderRepo(ctx, repo, rec)
-	return dir, manifests, err
+	return s.renderRepo(ctx, repo, rec)
 }
 
 // renderRepo renders an unpacked repository and encodes the objects.
 func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([]string, error) {
-	req, res, err := s.render(ctx, plugin.Source{AppDir: repo.appDir, RepoRoot: repo.root, Environ: environ(repo.env), Contracts: s.contracts})
+	req, res, err := s.render(ctx, plugin.Source{FS: repo.fs, AppDir: repo.appDir, RepoRoot: memRepo, Environ: environ(repo.env), Contracts: s.contracts})
 	if req != nil {
 		rec.app = req.App
 	} else {
@@ -318,16 +300,6 @@ func statusCode(ctx context.Context, err error) codes.Code {
 		return codes.Canceled
 	}
 	return codes.Internal
-}
-
-// remove deletes a request folder.
-func (s *Server) remove(dir string) {
-	if dir == "" {
-		return
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		s.log.Error("removing a request folder", "dir", dir, "error", err.Error())
-	}
 }
 
 // redactURL drops credentials from a repository URL before it is logged.

@@ -151,7 +151,7 @@ type preparedCalls struct {
 	repo, app                   []byte
 }
 
-func prepareCalls(b *testing.B) *preparedCalls {
+func prepareCalls(b testing.TB) *preparedCalls {
 	app := filepath.Join(repoRoot, "fixtures", "citation")
 	p := &preparedCalls{}
 	var err error
@@ -228,7 +228,7 @@ func sendChunks(s cmp.StreamSender, header *apiclient.AppStreamRequest, data []b
 	return nil
 }
 
-func clientOf(b *testing.B, socket string) apiclient.ConfigManagementPluginServiceClient {
+func clientOf(b testing.TB, socket string) apiclient.ConfigManagementPluginServiceClient {
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		b.Fatal(err)

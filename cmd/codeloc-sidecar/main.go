@@ -39,7 +39,6 @@ Environment:
   ARGOCD_PLUGINSOCKFILEPATH   plugins socket folder (default ` + common.DefaultPluginSockFilePath + `)
   ARGOCD_GRPC_MAX_SIZE_MB     gRPC message size limit in MiB (default 100)
   ARGOCD_GRPC_KEEP_ALIVE_MIN  minimum client keepalive interval (default 10s)
-  TMPDIR                      default work dir
 Parameters an Application may set (spec.source.plugin.parameters):
   kustomize-root  kustomization folder, relative to the Application's path
   contract        which mounted contract to use when several are mounted
@@ -103,7 +102,6 @@ func newRootCmd(logs io.Writer) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&o.Contract, "contract", os.Getenv(names.EnvContract), "cluster contract: a file, or a folder of <name>.yaml contracts (a mounted ConfigMap), as `FILE|DIR` (default $"+names.EnvContract+")")
 	fl.StringVar(&o.ConfigDir, "config-dir", common.DefaultPluginConfigFilePath, "folder `DIR` holding plugin.yaml: name, version, discovery and parameters")
-	fl.StringVar(&o.WorkDir, "work-dir", os.TempDir(), "per-request folders go under `DIR`/codeloc-sidecar")
 	fl.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics (Prometheus) and /healthz over HTTP on `ADDR`, e.g. :9095 (default: off)")
 	fl.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "on SIGTERM, how long in-flight renders may finish")
 	fl.StringVar(&level, "log-level", "info", "debug, info, warn or error")

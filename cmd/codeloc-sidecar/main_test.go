@@ -20,7 +20,7 @@ func TestUsage(t *testing.T) {
 	if code := run([]string{"--help"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"--contract FILE|DIR", "--config-dir DIR", "--work-dir DIR", "--metrics-addr ADDR", "--shutdown-timeout",
+	for _, want := range []string{"--contract FILE|DIR", "--config-dir DIR", "--metrics-addr ADDR", "--shutdown-timeout",
 		"CODELOC_CONTRACT", "ARGOCD_PLUGINSOCKFILEPATH", "ARGOCD_GRPC_MAX_SIZE_MB", "/home/argocd/cmp-server/config", "kustomize-root",
 		"--max-repo-bytes SIZE", "--max-expanded-bytes SIZE", "--max-entries N", "--max-depth N", "--max-file-bytes SIZE",
 		"CODELOC_SIDECAR_MAX_REPO_BYTES", "CODELOC_SIDECAR_MAX_EXPANDED_BYTES", "CODELOC_SIDECAR_MAX_ENTRIES", "CODELOC_SIDECAR_MAX_DEPTH",
@@ -78,7 +78,7 @@ func TestSIGTERM(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"--contract", contract, "--config-dir", "../..", "--work-dir", t.TempDir()}, &stdout, &stderr)
+		done <- run([]string{"--contract", contract, "--config-dir", "../.."}, &stdout, &stderr)
 	}()
 	socket := filepath.Join(socks, "codeloc-v1.sock")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,20 +33,23 @@ const inFlight = 16
 // in flight (each has sent its header and half of its repository): the
 // socket goes at once and new calls are refused, on a new connection as on
 // an open one; the 16 finish their upload and get their manifests within
-// the drain timeout; run returns 0; the socket and the work folder are
-// gone.
+// the drain timeout; run returns 0; the socket is gone, and no file was
+// created in TMPDIR (requests are unpacked in memory).
 func TestSIGTERMInFlight(t *testing.T) {
-	socks, work := t.TempDir(), t.TempDir()
+	socks, tmp := t.TempDir(), t.TempDir()
 	t.Setenv("ARGOCD_PLUGINSOCKFILEPATH", socks)
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
 	if err := os.WriteFile(contract, validate.ExampleContract, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	header, data := citationStream(t)
+	t.Setenv("TMPDIR", tmp) // after citationStream, whose tarball goes there
+	metrics := "http://" + freeAddr(t) + "/metrics"
 	logs := &testbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"--contract", contract, "--config-dir", "../..", "--work-dir", work, "--shutdown-timeout", "20s"}, io.Discard, logs)
+		done <- run([]string{"--contract", contract, "--config-dir", "../..", "--shutdown-timeout", "20s",
+			"--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics")}, io.Discard, logs)
 	}()
 	socket := filepath.Join(socks, "codeloc-v1.sock")
 	waitUntil(t, "the socket", logs, func() bool { _, err := os.Stat(socket); return err == nil })
@@ -62,8 +68,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 		}
 		streams[i] = st
 	}
-	reqDirs := filepath.Join(work, "codeloc-sidecar")
-	waitUntil(t, "16 request folders", logs, func() bool { e, _ := os.ReadDir(reqDirs); return len(e) == inFlight })
+	waitUntil(t, "16 requests in flight", logs, func() bool { return inFlightNow(metrics) == inFlight })
 
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -81,8 +86,8 @@ func TestSIGTERMInFlight(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not return 30s after SIGTERM")
 	}
-	if _, err := os.Stat(reqDirs); !os.IsNotExist(err) {
-		t.Errorf("work folder left: %v", err)
+	if e, err := os.ReadDir(tmp); err != nil || len(e) > 0 {
+		t.Errorf("files created in TMPDIR: %v %v", e, err)
 	}
 	if _, err := os.Stat(socket); !os.IsNotExist(err) {
 		t.Errorf("socket left: %v", err)
@@ -170,4 +175,40 @@ func waitUntil(t *testing.T, what string, logs fmt.Stringer, cond func() bool) {
 			t.Fatalf("still waiting for %s; logs:\n%s", what, logs)
 		}
 	}
+}
+
+// freeAddr is a local TCP address nobody listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// inFlightNow reads codeloc_renders_in_flight from the sidecar's /metrics
+// (-1 when it cannot).
+func inFlightNow(url string) int {
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	res, err := c.Get(url)
+	if err != nil {
+		return -1
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "codeloc_renders_in_flight "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return -1
+			}
+			return n
+		}
+	}
+	return -1
 }
