@@ -49,6 +49,13 @@ type speedVariant struct {
 //	                 also tars the repo twice per render
 //
 //	go test ./sidecar -run '^$' -bench Speed -benchtime 300x
+//
+// Everything the benchmark writes goes under TMPDIR: the repository, the
+// stock cmp-server's work dir (where it unpacks each request) and the
+// repo-server's tarballs. TMPDIR=/dev/shm runs it on tmpfs, a folder on the
+// disk (the default /tmp, here) on the disk; the sidecar writes nothing.
+// CODELOC_SPEED_DISCOVERY=off runs both servers without plugin.yaml's
+// discover block (speedNoDiscovery).
 func BenchmarkSpeed(b *testing.B) {
 	variants := speedVariants(b)
 	durations := make([][]time.Duration, len(variants))
@@ -86,7 +93,7 @@ func BenchmarkSpeed(b *testing.B) {
 func speedVariants(b *testing.B) []speedVariant {
 	kustomize := kustomizeBinary(b)
 	sockDir(b)
-	ours := startOurs(b, exampleContract)
+	ours := startOurs(b, exampleContract, withoutDiscovery(b))
 	stock := startKustomize(b, kustomize)
 	calls := prepareCalls(b)
 	oursClient, stockClient := clientOf(b, ours.socket), clientOf(b, stock)
@@ -112,7 +119,42 @@ func startKustomize(b *testing.B, kustomize string) string {
 	if err := writeFile(filepath.Join(dir, "plugin.yaml"), data); err != nil {
 		b.Fatal(err)
 	}
-	return startStock(b, dir, func(c *argoplugin.PluginConfig) { c.Spec.Generate.Command[0] = kustomize })
+	return startStock(b, dir, func(c *argoplugin.PluginConfig) {
+		c.Spec.Generate.Command[0] = kustomize
+		if speedNoDiscovery() {
+			c.Spec.Discover = argoplugin.Discover{}
+		}
+	})
+}
+
+// speedNoDiscovery reports CODELOC_SPEED_DISCOVERY=off: both servers then
+// run without plugin.yaml's discover block, as a platform whose
+// Applications all name the plugin may run them (docs/operator-guide.md):
+// the repo-server makes no MatchRepository call, so that it tars and
+// uploads the repository once per render instead of twice.
+func speedNoDiscovery() bool { return os.Getenv("CODELOC_SPEED_DISCOVERY") == "off" }
+
+// withoutDiscovery points the sidecar at a copy of plugin.yaml without its
+// discover block when speedNoDiscovery.
+func withoutDiscovery(b *testing.B) func(*Options) {
+	return func(o *Options) {
+		if !speedNoDiscovery() {
+			return
+		}
+		data, err := os.ReadFile(filepath.Join(moduleRoot, "plugin.yaml"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		const block = "  discover:\n    fileName: code-location.manifest.yaml\n"
+		if !strings.Contains(string(data), block) {
+			b.Fatalf("plugin.yaml: no %q to remove", block)
+		}
+		dir := b.TempDir()
+		if err := writeFile(filepath.Join(dir, "plugin.yaml"), []byte(strings.Replace(string(data), block, "", 1))); err != nil {
+			b.Fatal(err)
+		}
+		o.ConfigDir = dir
+	}
 }
 
 // viaRepoServer renders citation with Argo CD's GenerateManifests.
@@ -149,11 +191,12 @@ func citationEnv() []string {
 type preparedCalls struct {
 	matchHeader, generateHeader *apiclient.AppStreamRequest
 	repo, app                   []byte
+	noMatch                     bool // no discovery: no MatchRepository call
 }
 
 func prepareCalls(b testing.TB) *preparedCalls {
 	app := filepath.Join(repoRoot, "fixtures", "citation")
-	p := &preparedCalls{}
+	p := &preparedCalls{noMatch: speedNoDiscovery()}
 	var err error
 	if p.matchHeader, p.repo, err = tarball(repoRoot, app); err != nil {
 		b.Fatal(err)
@@ -180,6 +223,9 @@ func (p *preparedCalls) all(client apiclient.ConfigManagementPluginServiceClient
 	ctx := context.Background()
 	if _, err := client.CheckPluginConfiguration(ctx, &emptypb.Empty{}); err != nil {
 		return err
+	}
+	if p.noMatch {
+		return p.generate(client)
 	}
 	match, err := client.MatchRepository(ctx)
 	if err != nil {
