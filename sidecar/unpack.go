@@ -185,7 +185,7 @@ func (u *unpacker) checkLinks() error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			return fmt.Errorf("%w: symbolic link %s cannot be resolved: %v", errRepo, u.shown(name), err)
+			return fmt.Errorf("%w: symbolic link %s cannot be resolved: %w", errRepo, u.shown(name), err)
 		case !within(target, u.dest):
 			return fmt.Errorf("%w: symbolic link %s points outside the repository", errRepo, u.shown(name))
 		}
