@@ -11,7 +11,7 @@ import (
 	"github.com/codeloc/codeloc/render/node"
 )
 
-// TestEncodeJSON checks that render.AppendJSON gives what Argo CD's repo-server
+// TestEncodeJSON checks that node.AppendJSON gives what Argo CD's repo-server
 // read from the sidecar before: the object's YAML (kyaml's String), split
 // and converted to JSON by gitops-engine's SplitYAMLToString, as the stock
 // cmp-server does with a command's output.
@@ -97,7 +97,7 @@ spec:
 	}
 }
 
-// TestEncodeJSONYAML12 pins where render.AppendJSON reads a scalar as YAML 1.2
+// TestEncodeJSONYAML12 pins where node.AppendJSON reads a scalar as YAML 1.2
 // (as kustomize and the render's own checks read it), where converting the
 // YAML output with YAML 1.1 rules did not: yes/no/on/off/y/n are strings,
 // an empty value is null.

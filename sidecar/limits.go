@@ -24,8 +24,9 @@ import (
 // not for one code-location's folder. What they stop is a repository that
 // expands past anything a render reads (a committed file of zeros, an
 // archive bomb) and would fill the sidecar's memory: each request is
-// unpacked in memory, so ExpandedBytes times the requests in flight
-// bounds what the copies of the repository hold.
+// unpacked in memory, so ExpandedBytes times Concurrent bounds what the
+// copies of the repository hold (64Mi × 4 by default, under the 512Mi the
+// install gives the container).
 type Limits struct {
 	// RepoBytes bounds the compressed stream, the .tar.gz as sent. Source
 	// text compresses several times over, so this is mostly reached by
@@ -45,16 +46,22 @@ type Limits struct {
 	// (a migration travels in a ConfigMap), so a larger file is data that
 	// no render reads.
 	FileBytes int64
+	// Concurrent bounds the GenerateManifest requests held in memory at
+	// once, from receiving to the end of their render: others wait their
+	// turn (until their deadline). What the requests' copies of the
+	// repository hold is at most Concurrent times ExpandedBytes.
+	Concurrent int64
 }
 
 // DefaultLimits are the limits a zero Limits field takes.
 func DefaultLimits() Limits {
 	return Limits{
 		RepoBytes:     64 << 20,
-		ExpandedBytes: 256 << 20,
+		ExpandedBytes: 64 << 20,
 		Entries:       10000,
 		Depth:         32,
 		FileBytes:     32 << 20,
+		Concurrent:    4,
 	}
 }
 
@@ -64,7 +71,7 @@ func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	for _, f := range []struct{ v, def *int64 }{
 		{&l.RepoBytes, &d.RepoBytes}, {&l.ExpandedBytes, &d.ExpandedBytes}, {&l.Entries, &d.Entries},
-		{&l.Depth, &d.Depth}, {&l.FileBytes, &d.FileBytes},
+		{&l.Depth, &d.Depth}, {&l.FileBytes, &d.FileBytes}, {&l.Concurrent, &d.Concurrent},
 	} {
 		if *f.v <= 0 {
 			*f.v = *f.def
@@ -107,12 +114,14 @@ const (
 	FlagMaxEntries       = "max-entries"
 	FlagMaxDepth         = "max-depth"
 	FlagMaxFileBytes     = "max-file-bytes"
+	FlagMaxConcurrent    = "max-concurrent"
 
 	EnvMaxRepoBytes     = "CODELOC_SIDECAR_MAX_REPO_BYTES"
 	EnvMaxExpandedBytes = "CODELOC_SIDECAR_MAX_EXPANDED_BYTES"
 	EnvMaxEntries       = "CODELOC_SIDECAR_MAX_ENTRIES"
 	EnvMaxDepth         = "CODELOC_SIDECAR_MAX_DEPTH"
 	EnvMaxFileBytes     = "CODELOC_SIDECAR_MAX_FILE_BYTES"
+	EnvMaxConcurrent    = "CODELOC_SIDECAR_MAX_CONCURRENT"
 )
 
 // Settings lists l's limits with their flag and environment names; each
@@ -124,6 +133,7 @@ func (l *Limits) Settings() []LimitSetting {
 		{FlagMaxEntries, EnvMaxEntries, "most files, folders and links one request may unpack", false, &l.Entries},
 		{FlagMaxDepth, EnvMaxDepth, "deepest path (in names) one request may unpack", false, &l.Depth},
 		{FlagMaxFileBytes, EnvMaxFileBytes, "largest single file one request may unpack", true, &l.FileBytes},
+		{FlagMaxConcurrent, EnvMaxConcurrent, "most renders held in memory at once (others wait their turn)", false, &l.Concurrent},
 	}
 }
 

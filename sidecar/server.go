@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
@@ -53,6 +54,8 @@ type Server struct {
 	log       *slog.Logger
 	metrics   *Metrics
 	limits    Limits
+	// slots holds one token per request held in memory (Limits.Concurrent).
+	slots chan struct{}
 
 	// beforeRender, when set (tests), runs before each render.
 	beforeRender func(ctx context.Context)
@@ -69,7 +72,38 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg.Plugin, contracts: cfg.Contracts, log: log, metrics: cfg.Metrics, limits: cfg.Limits.withDefaults()}, nil
+	limits := cfg.Limits.withDefaults()
+	return &Server{cfg: cfg.Plugin, contracts: cfg.Contracts, log: log, metrics: cfg.Metrics, limits: limits,
+		slots: make(chan struct{}, limits.Concurrent)}, nil
+}
+
+// slot is a request's turn among the Limits.Concurrent held in memory:
+// taken before the repository is received, given back when both the call
+// and its render are over (a render past its deadline still holds its
+// copy of the repository until it ends).
+type slot struct {
+	refs atomic.Int32
+	free func()
+}
+
+// take waits for a turn, until ctx ends.
+func (s *Server) take(ctx context.Context) (*slot, error) {
+	select {
+	case s.slots <- struct{}{}:
+		sl := &slot{free: func() { <-s.slots }}
+		sl.refs.Store(1)
+		return sl, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for one of the %d renders at once (--%s): %w", s.limits.Concurrent, FlagMaxConcurrent, ctx.Err())
+	}
+}
+
+func (sl *slot) hold() { sl.refs.Add(1) }
+
+func (sl *slot) done() {
+	if sl.refs.Add(-1) == 0 {
+		sl.free()
+	}
 }
 
 // CheckPluginConfiguration answers the repo-server's pre-flight call.
@@ -128,6 +162,15 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
 	defer cancel()
 	rec := &record{}
+	sl, err := s.take(ctx)
+	if err != nil {
+		rec.fail(ctx, err)
+		err = status.Error(statusCode(ctx, err), "codeloc: "+err.Error())
+		s.finish(rec, time.Since(start), err)
+		return err
+	}
+	defer sl.done()
+	rec.slot = sl
 	manifests, err := s.generate(ctx, stream, rec)
 	if err == nil {
 		if err = stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests}); err != nil {
@@ -145,6 +188,7 @@ type record struct {
 	codes    []string
 	objects  int
 	received time.Duration // receiving and unpacking the repository stream
+	slot     *slot         // the request's turn; its render holds it too
 }
 
 // generate receives the repository into memory and renders it; errors
@@ -163,7 +207,7 @@ func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagement
 
 // renderRepo renders an unpacked repository and encodes the objects.
 func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([]string, error) {
-	req, res, err := s.render(ctx, plugin.Source{FS: repo.fs, AppDir: repo.appDir, RepoRoot: memRepo, Environ: environ(repo.env), Contracts: s.contracts})
+	req, res, err := s.render(ctx, rec.slot, plugin.Source{FS: repo.fs, AppDir: repo.appDir, RepoRoot: memRepo, Environ: environ(repo.env), Contracts: s.contracts})
 	if req != nil {
 		rec.app = req.App
 	} else {
@@ -192,7 +236,7 @@ func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([
 }
 
 // encodeObjects encodes each object as one JSON document, as the stock
-// cmp-server answers (render.AppendJSON), through one growing buffer.
+// cmp-server answers (node.AppendJSON), through one growing buffer.
 func encodeObjects(objects []*yaml.RNode) ([]string, error) {
 	manifests := make([]string, len(objects))
 	var buf []byte
@@ -208,14 +252,16 @@ func encodeObjects(objects []*yaml.RNode) ([]string, error) {
 
 // render runs plugin.Generate, returning early when ctx ends (the render
 // itself cannot be interrupted: its result is then dropped).
-func (s *Server) render(ctx context.Context, src plugin.Source) (*plugin.Request, *render.Result, error) {
+func (s *Server) render(ctx context.Context, sl *slot, src plugin.Source) (*plugin.Request, *render.Result, error) {
 	type result struct {
 		req *plugin.Request
 		res *render.Result
 		err error
 	}
 	done := make(chan result, 1)
+	sl.hold()
 	go func() {
+		defer sl.done()
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("render panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -452,5 +453,47 @@ func TestDeadline(t *testing.T) {
 	}
 	if !strings.Contains(s.logs.String(), `"outcome":"cancelled","codes":["deadline-exceeded"]`) {
 		t.Errorf("no cancelled log line:\n%s", s.logs)
+	}
+}
+
+// TestConcurrentBound: with --max-concurrent 1, a second render waits for
+// the first to end before it is received and rendered, and both succeed.
+// The first render is held until the second has waited a while or entered
+// its render (which would be the bound broken).
+func TestConcurrentBound(t *testing.T) {
+	sockDir(t)
+	var inRender, most atomic.Int32
+	entered := make(chan struct{}, 2)
+	first := make(chan struct{})
+	var once sync.Once
+	startOurs(t, exampleContract, func(o *Options) {
+		o.Limits.Concurrent = 1
+		o.beforeRender = func(context.Context) {
+			n := inRender.Add(1)
+			defer inRender.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			entered <- struct{}{}
+			once.Do(func() { <-first }) // the first render waits
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() { _, err := generate(ctx, "citation", genOpts{generatePath: true}); errs <- err }()
+	<-entered
+	go func() { _, err := generate(ctx, "citation", genOpts{generatePath: true}); errs <- err }()
+	select {
+	case <-entered: // the second render started while the first held its turn
+	case <-time.After(time.Second):
+	}
+	close(first)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if m := most.Load(); m != 1 {
+		t.Errorf("%d renders at once, want 1", m)
 	}
 }

@@ -36,7 +36,7 @@ type speedVariant struct {
 // and reports each variant's p50 and p99 (ms) and the ratios the sidecar
 // is held to:
 //
-//	render           in-process plugin.Generate and render.Write, what
+//	render           in-process plugin.Generate and emit.Write, what
 //	                 BenchmarkRender measures (no server, no stream)
 //	sidecar-generate the sidecar's GenerateManifest alone, on a prepared
 //	                 tarball of the Application's folder

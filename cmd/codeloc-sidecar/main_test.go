@@ -22,9 +22,9 @@ func TestUsage(t *testing.T) {
 	}
 	for _, want := range []string{"--contract FILE|DIR", "--config-dir DIR", "--metrics-addr ADDR", "--shutdown-timeout",
 		"CODELOC_CONTRACT", "ARGOCD_PLUGINSOCKFILEPATH", "ARGOCD_GRPC_MAX_SIZE_MB", "/home/argocd/cmp-server/config", "kustomize-root",
-		"--max-repo-bytes SIZE", "--max-expanded-bytes SIZE", "--max-entries N", "--max-depth N", "--max-file-bytes SIZE",
+		"--max-repo-bytes SIZE", "--max-expanded-bytes SIZE", "--max-entries N", "--max-depth N", "--max-file-bytes SIZE", "--max-concurrent N",
 		"CODELOC_SIDECAR_MAX_REPO_BYTES", "CODELOC_SIDECAR_MAX_EXPANDED_BYTES", "CODELOC_SIDECAR_MAX_ENTRIES", "CODELOC_SIDECAR_MAX_DEPTH",
-		"CODELOC_SIDECAR_MAX_FILE_BYTES", "(default 256Mi)"} {
+		"CODELOC_SIDECAR_MAX_FILE_BYTES", "CODELOC_SIDECAR_MAX_CONCURRENT", "(default 64Mi)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help does not mention %q", want)
 		}
@@ -110,6 +110,7 @@ func TestSIGTERM(t *testing.T) {
 func TestLimitFlags(t *testing.T) {
 	t.Setenv("CODELOC_SIDECAR_MAX_ENTRIES", "20000")
 	t.Setenv("CODELOC_SIDECAR_MAX_REPO_BYTES", "128Mi")
+	t.Setenv("CODELOC_SIDECAR_MAX_CONCURRENT", "8")
 	var o sidecar.Options
 	fl := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	if err := limitFlags(fl, &o.Limits); err != nil {
@@ -118,7 +119,7 @@ func TestLimitFlags(t *testing.T) {
 	if err := fl.Parse([]string{"--max-repo-bytes", "1Gi", "--max-depth=12", "--max-file-bytes", "1000000"}); err != nil {
 		t.Fatal(err)
 	}
-	want := sidecar.Limits{RepoBytes: 1 << 30, ExpandedBytes: 256 << 20, Entries: 20000, Depth: 12, FileBytes: 1000000}
+	want := sidecar.Limits{RepoBytes: 1 << 30, ExpandedBytes: 64 << 20, Entries: 20000, Depth: 12, FileBytes: 1000000, Concurrent: 8}
 	if o.Limits != want {
 		t.Errorf("limits %+v, want %+v", o.Limits, want)
 	}
