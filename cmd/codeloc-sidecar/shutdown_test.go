@@ -129,12 +129,27 @@ func dialSocket(t *testing.T, socket string) apiclient.ConfigManagementPluginSer
 // refused checks a new call fails once shutdown began.
 func refused(t *testing.T, where string, client apiclient.ConfigManagementPluginServiceClient) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // only stops a hang
-	defer cancel()
-	if _, err := client.CheckPluginConfiguration(ctx, &emptypb.Empty{}); err == nil {
-		t.Errorf("a new call %s was served after SIGTERM", where)
-	} else if !strings.Contains(err.Error(), "Unavailable") {
-		t.Errorf("a new call %s: %v, want Unavailable", where, err)
+	// gRPC's graceful stop closes the listener (the socket goes), then
+	// drains each open connection: a call sent before the client reads the
+	// server's GOAWAY may still be served. What must hold is that calls are
+	// refused once the drain has begun, so the check waits for that, within
+	// a bound that only stops a hang.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := client.CheckPluginConfiguration(ctx, &emptypb.Empty{})
+		cancel()
+		switch {
+		case err != nil && strings.Contains(err.Error(), "Unavailable"):
+			return
+		case err != nil:
+			t.Errorf("a new call %s: %v, want Unavailable", where, err)
+			return
+		case time.Now().After(deadline):
+			t.Errorf("new calls %s were still served 10s after SIGTERM", where)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
