@@ -1,8 +1,8 @@
 package emit
 
 import (
-	"bytes"
-	"encoding/json"
+	"fmt"
+	"reflect"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -10,21 +10,16 @@ import (
 )
 
 // toNode converts a typed API object to a YAML node: its fields as the API
-// server's JSON names them, keys sorted, apiVersion, kind and metadata
-// first, as people write manifests. It goes through encoding/json, whose
-// first use of a type costs a tenth of apimachinery's unstructured
-// converter's (which walks every type the object's type can reach, a
-// dozen milliseconds in a process that renders once).
+// server's JSON names them (value), keys sorted, apiVersion, kind and
+// metadata first, as people write manifests.
 func toNode(obj any) (*yaml.RNode, error) {
-	data, err := json.Marshal(obj)
+	v, err := value(reflect.ValueOf(obj))
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("emit: %T is not an object", obj)
 	}
 	prune(m)
 	n, err := node.FromMap(m)
@@ -37,9 +32,8 @@ func toNode(obj any) (*yaml.RNode, error) {
 
 // prune removes the nulls and empty maps the conversion leaves for the
 // struct fields JSON cannot omit (metadata.creationTimestamp, status, a
-// container's resources), so that the output says only what is set, and
-// turns JSON numbers into integers. No emitted object sets an empty map
-// on purpose.
+// container's resources), so that the output says only what is set. No
+// emitted object sets an empty map on purpose.
 func prune(m map[string]any) bool {
 	for k, v := range m {
 		switch v := v.(type) {
@@ -50,32 +44,14 @@ func prune(m map[string]any) bool {
 				delete(m, k)
 			}
 		case []any:
-			pruneItems(v)
-		case json.Number:
-			m[k] = number(v)
+			for _, item := range v {
+				if im, ok := item.(map[string]any); ok {
+					prune(im)
+				}
+			}
 		}
 	}
 	return len(m) == 0
-}
-
-func pruneItems(items []any) {
-	for i, item := range items {
-		switch item := item.(type) {
-		case map[string]any:
-			prune(item)
-		case json.Number:
-			items[i] = number(item)
-		}
-	}
-}
-
-// number is n as an int64, or a float64 when it is not whole.
-func number(n json.Number) any {
-	if i, err := n.Int64(); err == nil {
-		return i
-	}
-	f, _ := n.Float64()
-	return f
 }
 
 // headFirst puts apiVersion, kind and metadata before the other fields.
