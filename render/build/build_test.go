@@ -333,6 +333,8 @@ func TestHiddenReferences(t *testing.T) {
 		{"an alias for an item", "x: &u https://example.invalid/a.yaml\nresources:\n- settings.yaml\n- *u\n", "kustomize-build kustomization.yaml:4:3 "},
 		{"a merge key", "base: &b\n  resources: [https://example.invalid/a.yaml]\n<<: *b\n", "kustomize-build kustomization.yaml:3:5 "},
 		{"a key given twice", "resources:\n- settings.yaml\nresources:\n- https://example.invalid/a.yaml\n", "kustomize-build kustomization.yaml:3:1 resources"},
+		{"two documents", "resources:\n- settings.yaml\n---\nresources:\n- https://example.invalid/a.yaml\n", "kustomize-build kustomization.yaml:0:0 "},
+		{"not YAML", "resources: [settings.yaml\n", "kustomize-build kustomization.yaml:0:0 "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fs, root := memTree(t, map[string]string{"kustomization.yaml": tt.kustomization, "settings.yaml": configMap})

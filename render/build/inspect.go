@@ -36,9 +36,17 @@ const helmHint = "render the chart into the repo (helm template) and list the ou
 // asking kustomize to record them. A document that is not a mapping is
 // served as it is: kustomize reports it in its own words.
 func (b *builder) inspect(file string, data []byte) []byte {
+	const hint = "write the kustomization as one YAML mapping"
 	doc, err := yaml.Parse(string(data))
-	if err != nil || doc.YNode().Kind != yaml.MappingNode {
-		return data
+	switch {
+	case err != nil: // nothing the guard cannot read reaches kustomize
+		b.problems = append(b.problems, validate.Problem{Code: CodeKustomizeBuild, File: file, Message: "the kustomization is not YAML: " + validate.OneLine(err.Error()), Hint: hint})
+		return nil
+	case len(node.Documents(data)) > 1:
+		b.problems = append(b.problems, validate.Problem{Code: CodeKustomizeBuild, File: file, Message: "the kustomization holds more than one YAML document", Hint: hint})
+		return nil
+	case doc.YNode().Kind != yaml.MappingNode:
+		return data // kustomize says what it is, in its own words
 	}
 	if !b.plainShape(file, doc.YNode()) {
 		return nil // kustomize would read it otherwise than the guard does
