@@ -80,7 +80,6 @@ func Build(fs fsys.FS, root string, track bool) *Output {
 // builder is one build's state: what the guard saw and refused.
 type builder struct {
 	fs    fsys.FS
-	root  string // the kustomize root as given
 	real  string // the kustomize root, links resolved
 	track bool
 	// rootFile is the root kustomization as kustomize reads it (links
@@ -88,9 +87,6 @@ type builder struct {
 	rootFile string
 	problems validate.Problems
 	patches  []*patch
-	// read holds every file kustomize read, by the path it read it at,
-	// for the Locator to place problems without reading them again.
-	read map[string][]byte
 	// objectFiles are the files listed under resources, generators,
 	// transformers or validators (links resolved): their objects'
 	// metadata is checked as written, and what they would make kustomize
@@ -107,17 +103,17 @@ type builder struct {
 	bases int
 }
 
-// Bounds of the kustomization tree a build reads: kustomize's own cost
-// grows with the square of the nesting (every load resolves the whole
-// path again), and real trees nest a few levels (overlay, base,
-// components).
+// Bounds of the kustomization tree a build reads: on the disk a build's
+// cost grows faster than the square of the nesting (every load resolves
+// the whole path again, and each resolution walks it), and real trees
+// nest a few levels (overlay, base, components).
 const (
 	MaxNesting        = 64
 	MaxKustomizations = 1000
 )
 
 func newBuilder(fs fsys.FS, root string, track bool) *builder {
-	b := &builder{fs: fs, root: root, track: track, read: map[string][]byte{}, served: map[string][]byte{}, linkedKustomizations: map[string]bool{}, depth: map[string]int{}, objectFiles: map[string]bool{}}
+	b := &builder{fs: fs, track: track, served: map[string][]byte{}, linkedKustomizations: map[string]bool{}, depth: map[string]int{}, objectFiles: map[string]bool{}}
 	b.real = b.realPath(root)
 	b.rootFile = filepath.Join(b.real, filepath.Base(b.kustomizationFile(root)))
 	return b

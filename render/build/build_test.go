@@ -260,6 +260,10 @@ func TestRemoteInPluginConfigs(t *testing.T) {
 			"gens/kustomization.yaml": "resources:\n- gen.yaml\n",
 			"gens/gen.yaml":           gen("citation-gen"),
 		}, []string{"kustomize-remote gens/gen.yaml:6:3 files"}},
+		{"a kind behind an alias", map[string]string{
+			"kustomization.yaml": "resources:\n- settings.yaml\ngenerators:\n- gen.yaml\n",
+			"gen.yaml":           "x: &k ConfigMapGenerator\napiVersion: builtin\nkind: *k\nmetadata:\n  name: citation-gen\nfiles:\n- " + srv.URL + "/f\n",
+		}, []string{"kustomize-build gen.yaml:3:7 "}},
 		{"Helm as a generator", map[string]string{
 			"kustomization.yaml": "resources:\n- settings.yaml\ngenerators:\n- helm.yaml\n",
 			"helm.yaml":          "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata:\n  name: citation-chart\nchartName: x\n",
@@ -346,6 +350,22 @@ func TestHiddenReferences(t *testing.T) {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAnchorsInObjects: an object that uses YAML anchors, which kustomize
+// expands, is no generator: it builds as written.
+func TestAnchorsInObjects(t *testing.T) {
+	fs, root := memTree(t, map[string]string{
+		"kustomization.yaml": "resources:\n- settings.yaml\n",
+		"settings.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-settings\n  labels: {a: &v x, b: *v}\n",
+	})
+	out := Build(fs, root, false)
+	if out.Objects == nil || len(out.Problems) > 0 {
+		t.Fatalf("objects %d, problems %v", len(out.Objects), out.Problems)
+	}
+	if got := out.Objects[0].GetLabels()["b"]; got != "x" {
+		t.Errorf("label b = %q, want x", got)
 	}
 }
 

@@ -31,7 +31,6 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 		return data, err
 	}
 	path = filepath.Clean(path)
-	g.b.read[path] = data
 	switch {
 	case isKustomizationFile(path) || g.b.linkedKustomizations[path]:
 		served, seen := g.b.served[path]

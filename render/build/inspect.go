@@ -85,32 +85,44 @@ func (b *builder) inspect(file string, data []byte) []byte {
 }
 
 // plainShape refuses, in a document the guard reads for kustomize, what
-// would make kustomize read it otherwise than the guard: an alias (or a
-// merge key) that kustomize expands, and a key given twice, of which the
-// guard would read the first and kustomize the last.
+// would make kustomize read it otherwise than the guard (indirection).
 func (b *builder) plainShape(file string, n *yaml.Node) bool {
-	const hint = "write the kustomization plainly: each key once, no anchors, aliases or merge keys"
+	at, msg := indirection(n)
+	if at == nil {
+		return true
+	}
+	path := ""
+	if at.Kind == yaml.ScalarNode {
+		path = at.Value
+	}
+	b.add(file, at, CodeKustomizeBuild, path, msg, "write the document plainly: each key once, no anchors, aliases or merge keys")
+	return false
+}
+
+// indirection finds the first node of n that a YAML decoder reads
+// otherwise than a look at the nodes: an alias (a merge key is one), which
+// it expands, and a key given twice, of which the guard would read the
+// first and kustomize the last. It returns nil when there is none.
+func indirection(n *yaml.Node) (*yaml.Node, string) {
 	switch n.Kind {
 	case yaml.AliasNode:
-		b.add(file, n, CodeKustomizeBuild, "", fmt.Sprintf("alias *%s: codeloc reads kustomizations without YAML aliases", n.Value), hint)
-		return false
+		return n, fmt.Sprintf("alias *%s: codeloc reads kustomize's inputs without YAML aliases", n.Value)
 	case yaml.MappingNode:
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if seen[k.Value] {
-				b.add(file, k, CodeKustomizeBuild, k.Value, fmt.Sprintf("key %s is given twice", k.Value), hint)
-				return false
+				return k, fmt.Sprintf("key %s is given twice", k.Value)
 			}
 			seen[k.Value] = true
 		}
 	}
 	for _, c := range n.Content {
-		if !b.plainShape(file, c) {
-			return false
+		if at, msg := indirection(c); at != nil {
+			return at, msg
 		}
 	}
-	return true
+	return nil, ""
 }
 
 // refuseFields removes the fields codeloc refuses, each a problem.
@@ -163,18 +175,36 @@ func (b *builder) checkFileRefs(file string, doc *yaml.RNode) bool {
 
 // generatorLocal reports whether a generator reads only local files.
 func (b *builder) generatorLocal(file, field string, gen *yaml.RNode) bool {
+	return b.localPaths(file, field+".", gen, []string{"files", "envs", "env"}, nil)
+}
+
+// localPaths refuses every remote file named by the fields of doc (a
+// path, or a list of them; a generator's `key=path` is checked after the
+// `=`, then whole) and reports whether there is none. at, when not nil, is
+// where problems are placed (an inline document).
+func (b *builder) localPaths(file, prefix string, doc *yaml.RNode, fields []string, at *yaml.Node) bool {
 	local := true
-	for _, sub := range []string{"files", "envs"} {
-		for _, item := range node.Sequence(gen, sub) {
-			v := item.YNode().Value
-			if _, path, ok := strings.Cut(v, "="); ok {
-				v = path
-			}
-			local = b.checkRef(file, item.YNode(), field+"."+sub, v) && local
+	for _, f := range fields {
+		field := doc.Field(f)
+		if field == nil {
+			continue
 		}
-	}
-	if e := gen.Field("env"); e != nil {
-		local = b.checkRef(file, e.Value.YNode(), field+".env") && local
+		values := []*yaml.Node{field.Value.YNode()}
+		if field.Value.YNode().Kind == yaml.SequenceNode {
+			values = field.Value.YNode().Content
+		}
+		for _, v := range values {
+			place := v
+			if at != nil {
+				place = at
+			}
+			ok := true
+			if _, path, cut := strings.Cut(v.Value, "="); cut {
+				ok = b.checkRef(file, place, prefix+f, path)
+			}
+			ok = ok && b.checkRef(file, place, prefix+f, v.Value)
+			local = ok && local
+		}
 	}
 	return local
 }
@@ -241,43 +271,39 @@ var pluginPathFields = []string{"files", "envs", "env", "path", "paths"}
 // every remote file it names (replacements' paths included). at, when not
 // nil, is where an inline document stands in its kustomization.
 func (b *builder) checkPluginConfig(file string, doc *yaml.RNode, at *yaml.Node) {
-	place := func(n *yaml.Node) *yaml.Node {
-		if at != nil {
-			return at
-		}
-		return n
-	}
-	if !pluginKinds[doc.GetKind()] {
+	if !pluginKind(doc) || !b.plainShape(file, doc.YNode()) {
 		return // an object, or a kind kustomize refuses with plugins off
 	}
-	if !b.plainShape(file, doc.YNode()) {
-		return
+	place := doc.YNode()
+	if at != nil {
+		place = at
 	}
 	if doc.GetKind() == "HelmChartInflationGenerator" {
-		b.add(file, place(doc.YNode()), CodeKustomizeHelm, "kind", "Helm chart inflation is disabled", helmHint)
+		b.add(file, place, CodeKustomizeHelm, "kind", "Helm chart inflation is disabled", helmHint)
 	}
-	for _, f := range pluginPathFields {
-		field := doc.Field(f)
-		if field == nil {
-			continue
-		}
-		values := []*yaml.Node{field.Value.YNode()}
-		if field.Value.YNode().Kind == yaml.SequenceNode {
-			values = field.Value.YNode().Content
-		}
-		for _, v := range values {
-			_, path, ok := strings.Cut(v.Value, "=")
-			if !ok || f != "files" {
-				path = v.Value
-			}
-			b.checkRef(file, place(v), f, path)
-		}
-	}
+	b.localPaths(file, "", doc, pluginPathFields, at)
 	for _, r := range node.Sequence(doc, "replacements") {
-		if p := r.Field("path"); p != nil {
-			b.checkRef(file, place(p.Value.YNode()), "replacements.path")
-		}
+		b.localPaths(file, "replacements.", r, []string{"path"}, at)
 	}
+}
+
+// pluginKind reports whether kustomize may read doc as the configuration
+// of one of pluginKinds: by its kind as written or, where an alias, a
+// merge key or a key given twice could hide it, as YAML decodes it (a
+// document that does not decode counts as one).
+func pluginKind(doc *yaml.RNode) bool {
+	if pluginKinds[doc.GetKind()] {
+		return true
+	}
+	if n, _ := indirection(doc.YNode()); n == nil {
+		return false
+	}
+	var m map[string]any
+	if err := doc.YNode().Decode(&m); err != nil {
+		return true
+	}
+	kind, _ := m["kind"].(string)
+	return pluginKinds[kind]
 }
 
 // enter counts the folder dir, listed at n of the kustomization file,

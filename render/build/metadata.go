@@ -35,16 +35,17 @@ func metadataProblems(file string, doc *yaml.RNode) validate.Problems {
 	if md == nil || doc.GetKind() == "" {
 		return nil // not an object (kustomize says what it is)
 	}
-	if md.Value.YNode().Kind != yaml.MappingNode {
+	meta := yaml.NewRNode(resolve(md.Value.YNode()))
+	if meta.YNode().Kind != yaml.MappingNode {
 		return validate.Problems{at(md.Value.YNode(), "metadata", "metadata is not a map", "write metadata as a map with name, labels, annotations")}
 	}
 	var ps validate.Problems
-	if name := md.Value.Field("name"); name == nil || name.Value.YNode().Kind != yaml.ScalarNode || name.Value.YNode().Value == "" {
+	if name := meta.Field("name"); name == nil || name.Value.YNode().Kind != yaml.ScalarNode || name.Value.YNode().Value == "" {
 		ps = append(ps, at(md.Key.YNode(), "metadata.name", "the object has no name", "set metadata.name"))
 	}
 	for _, field := range []string{"labels", "annotations"} {
-		if f := md.Value.Field(field); f != nil && !isNull(f.Value.YNode()) {
-			ps = append(ps, stringMapProblems(f.Value.YNode(), "metadata."+field, field == "labels", at)...)
+		if f := meta.Field(field); f != nil && !isNull(resolve(f.Value.YNode())) {
+			ps = append(ps, stringMapProblems(resolve(f.Value.YNode()), "metadata."+field, field == "labels", at)...)
 		}
 	}
 	return ps
@@ -53,6 +54,15 @@ func metadataProblems(file string, doc *yaml.RNode) validate.Problems {
 // isNull reports whether n is YAML's null (`key:`, `~`, `null`).
 func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
+}
+
+// resolve is what an alias stands for (kustomize expands it); n itself
+// otherwise.
+func resolve(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
 }
 
 type problemAt func(n *yaml.Node, path, msg, hint string) validate.Problem
@@ -64,7 +74,7 @@ func stringMapProblems(n *yaml.Node, path string, labels bool, at problemAt) val
 	}
 	var ps validate.Problems
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
 		p := path + "." + k.Value
 		if errs := validation.IsQualifiedName(k.Value); len(errs) > 0 {
 			ps = append(ps, at(k, p, fmt.Sprintf("%q is not a valid key: %s", k.Value, firstClause(errs[0])), "use [prefix/]name with letters, digits, '-', '_', '.'"))
