@@ -4,27 +4,44 @@
 # writes an env file naming them; its path is the last stdout line:
 #
 #   env=$(bash .ci/e2e-tools.sh | tail -n1) && set -a && . "$env" && set +a
+#   ARGOCD_VERSION=3.4.13 bash .ci/e2e-tools.sh   # another supported version
+#   bash .ci/e2e-tools.sh --versions              # the supported versions
 #
 #   etcd, kube-apiserver,            .ci/kube.sh (throw-away module), with
 #   kube-controller-manager,         KUBE_EXTRA for the last two
 #   kube-scheduler v1.34.4
 #   kwok v0.8.0                      go install in a throw-away module
-#   argocd v2.14.21                  built INSIDE a writable copy of its
-#                                    module directory (its go.mod replace
-#                                    lines apply; the UI embed is a placeholder)
+#   argocd v$ARGOCD_VERSION           built INSIDE a writable copy of its
+#     (3.5.7 by default; 3.4.13 and  module directory (its go.mod replace
+#     2.14.21 selectable)            lines apply; the UI embed is a
+#                                    placeholder), with that version's
+#                                    manifests/ (CRDs, install.yaml)
+#   manifests/ of every supported    copied from the module cache, no build:
+#     Argo CD version                the install bundle's tests render the
+#                                    bundle over each stock install
 #   redis-server, postgresql-15      Debian packages (apt-get), when missing
 #
 # Each step has its own timeout (E2E_TOOLS_TIMEOUT_<STEP> in seconds). A
 # present binary is reused; delete its directory to rebuild. Logs on stderr.
+#
+# Argo CD 3.x replaces github.com/argoproj/argo-cd/gitops-engine with the
+# in-repo ./gitops-engine, a nested module the module zip leaves out, and the
+# module proxy serves no version of it at a release tag: the build takes the
+# pinned pseudo-version ARGOCD_GITOPS_ENGINE (the last one of that module
+# path, master of 2026-09-14, before 3.6 moved it to .../gitops-engine/v3)
+# and writes what it used to $ARGOCD_DIR/BUILD_INFO.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 TOOLS_DIR=${CODELOC_TOOLS_DIR:-$HOME/.cache/codeloc/tools}
 KWOK_VERSION=${KWOK_VERSION:-0.8.0}
-ARGOCD_VERSION=${ARGOCD_VERSION:-2.14.21}
+ARGOCD_VERSION=${ARGOCD_VERSION:-3.5.7}
+# The versions the docs call supported and tested (.ci/e2e-matrix.sh).
+ARGOCD_VERSIONS="3.5.7 3.4.13 2.14.21"
+ARGOCD_GITOPS_ENGINE=${ARGOCD_GITOPS_ENGINE:-v0.0.0-20260914071520-c9c369efcc5b}
 KWOK_DIR=$TOOLS_DIR/kwok-v$KWOK_VERSION
 ARGOCD_DIR=$TOOLS_DIR/argocd-v$ARGOCD_VERSION
-ENV_FILE=$TOOLS_DIR/e2e.env
+ENV_FILE=$TOOLS_DIR/e2e-argocd-v$ARGOCD_VERSION.env
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOWORK=off
 
@@ -55,17 +72,68 @@ kwok_tool() {
 	mv -f "$WORK/bin/kwok" "$KWOK_DIR/kwok"
 }
 
+# argocd_module VERSION: the Go module of an Argo CD version.
+argocd_module() {
+	case $1 in
+	2.*) echo "github.com/argoproj/argo-cd/v2@v$1" ;;
+	*) echo "github.com/argoproj/argo-cd/v${1%%.*}@v$1" ;;
+	esac
+}
+
+# module_dir MODULE@VERSION: its read-only module cache directory.
+module_dir() {
+	mkdir -p "$WORK/mod-dl"
+	(cd "$WORK/mod-dl" && { [ -f go.mod ] || go mod init codeloc.invalid/dl >/dev/null 2>&1; } &&
+		go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+}
+
+# argocd_manifests: manifests/ (crds/, install.yaml) of every supported
+# version, each under $TOOLS_DIR/argocd-vX/manifests.
+argocd_manifests() {
+	local v dir dest
+	for v in $(printf '%s\n' $ARGOCD_VERSIONS "$ARGOCD_VERSION" | sort -u); do
+		dest=$TOOLS_DIR/argocd-v$v/manifests
+		[ -f "$dest/install.yaml" ] && [ -f "$dest/crds/application-crd.yaml" ] && continue
+		dir=$(module_dir "$(argocd_module "$v")")
+		[ -f "$dir/manifests/install.yaml" ] || { log "cannot download $(argocd_module "$v")"; exit 1; }
+		rm -rf "$dest.tmp" && mkdir -p "$dest.tmp/crds"
+		cp "$dir/manifests/install.yaml" "$dest.tmp/"
+		cp "$dir"/manifests/crds/*.yaml "$dest.tmp/crds/"
+		chmod -R u+w "$dest.tmp" && rm -rf "$dest" && mv "$dest.tmp" "$dest"
+		log "manifests of argocd v$v in $dest"
+	done
+}
+
+# argocd_tool builds argocd, and puts beside it the scripts the image
+# installs next to it in /usr/local/bin (the repo-server of 3.5 runs
+# git-verify-wrapper.sh on every revision, signature policy or not).
 argocd_tool() {
-	is_binary "$ARGOCD_DIR/argocd" && { log "cached $ARGOCD_DIR/argocd"; return; }
-	log "building argocd v$ARGOCD_VERSION inside its module (cold: 10-15 min)"
-	local dir
-	mkdir -p "$WORK/mod-argocd"
-	dir=$(cd "$WORK/mod-argocd" && go mod download -json "github.com/argoproj/argo-cd/v2@v$ARGOCD_VERSION" |
-		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
-	[ -d "$dir" ] || { log "cannot download github.com/argoproj/argo-cd/v2@v$ARGOCD_VERSION"; exit 1; }
+	is_binary "$ARGOCD_DIR/argocd" && log "cached $ARGOCD_DIR/argocd" || argocd_build
+	local s
+	for s in gpg-wrapper.sh git-verify-wrapper.sh; do
+		[ -x "$ARGOCD_DIR/$s" ] && continue
+		install -m 0755 "$(module_dir "$(argocd_module "$ARGOCD_VERSION")")/hack/$s" "$ARGOCD_DIR/$s"
+	done
+}
+
+argocd_build() {
+	log "building argocd v$ARGOCD_VERSION inside its module (cold: 5-15 min)"
+	local dir engine info
+	dir=$(module_dir "$(argocd_module "$ARGOCD_VERSION")")
+	[ -d "$dir" ] || { log "cannot download $(argocd_module "$ARGOCD_VERSION")"; exit 1; }
 	cp -r "$dir" "$WORK/argo-cd" && chmod -R u+w "$WORK/argo-cd"
+	info="argocd v$ARGOCD_VERSION from $(argocd_module "$ARGOCD_VERSION")"
+	if grep -q '=> ./gitops-engine' "$WORK/argo-cd/go.mod" && [ ! -d "$WORK/argo-cd/gitops-engine" ]; then
+		engine=$(module_dir "github.com/argoproj/argo-cd/gitops-engine@$ARGOCD_GITOPS_ENGINE")
+		[ -d "$engine" ] || { log "cannot download gitops-engine $ARGOCD_GITOPS_ENGINE"; exit 1; }
+		cp -r "$engine" "$WORK/argo-cd/gitops-engine" && chmod -R u+w "$WORK/argo-cd/gitops-engine"
+		info="$info; ./gitops-engine from github.com/argoproj/argo-cd/gitops-engine@$ARGOCD_GITOPS_ENGINE"
+	fi
 	mkdir -p "$ARGOCD_DIR"
-	(cd "$WORK/argo-cd" && go build -trimpath -ldflags "-s -w" -o "$WORK/argocd" ./cmd)
+	# The Makefile's version stamp: `argocd version` and the User-Agent say it.
+	local stamp="-X $(argocd_module "$ARGOCD_VERSION" | cut -d@ -f1)/common.version=$ARGOCD_VERSION"
+	(cd "$WORK/argo-cd" && go build -trimpath -ldflags "-s -w $stamp" -o "$WORK/argocd" ./cmd)
+	echo "$info" >"$ARGOCD_DIR/BUILD_INFO"
 	mv -f "$WORK/argocd" "$ARGOCD_DIR/argocd"
 }
 
@@ -89,9 +157,10 @@ main() {
 	local start=$SECONDS
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/codeloc-e2e-tools.XXXXXX")
 	trap 'rm -rf "$WORK"' EXIT
-	export WORK here TOOLS_DIR KWOK_VERSION ARGOCD_VERSION KWOK_DIR ARGOCD_DIR
-	export -f log is_binary kube_tools kwok_tool argocd_tool debian_tools
+	export WORK here TOOLS_DIR KWOK_VERSION ARGOCD_VERSION ARGOCD_VERSIONS ARGOCD_GITOPS_ENGINE KWOK_DIR ARGOCD_DIR
+	export -f log is_binary kube_tools kwok_tool argocd_module module_dir argocd_manifests argocd_tool argocd_build debian_tools
 	timed debian 600 debian_tools
+	timed manifests 600 argocd_manifests
 	# Sequential: each build takes both cores.
 	timed argocd 1800 argocd_tool
 	timed kube 1800 kube_tools
@@ -100,10 +169,16 @@ main() {
 		echo "CODELOC_KUBE_BIN_DIR=$(cat "$WORK/kube-bin")"
 		echo "CODELOC_KWOK=$KWOK_DIR/kwok"
 		echo "CODELOC_ARGOCD=$ARGOCD_DIR/argocd"
+		echo "CODELOC_ARGOCD_VERSION=$ARGOCD_VERSION"
+		echo "CODELOC_ARGOCD_MANIFESTS=$ARGOCD_DIR/manifests"
 		echo "CODELOC_REDIS_SERVER=/usr/bin/redis-server"
 	} >"$ENV_FILE"
 	log "ready in $((SECONDS - start))s"
 	echo "$ENV_FILE"
 }
 
+if [ "${1:-}" = --versions ]; then
+	echo "$ARGOCD_VERSIONS"
+	exit 0
+fi
 main "$@"

@@ -4,17 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
+	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
 )
@@ -24,9 +26,6 @@ const (
 	argocdNS = "argocd"
 	appNS    = "dagster" // the contract's namespace
 )
-
-// argoCDModule is the Argo CD module of go.mod: its CRDs are installed.
-const argoCDModule = "github.com/argoproj/argo-cd/v2"
 
 var (
 	applications = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
@@ -44,16 +43,17 @@ var argoCDEnv = []string{
 	"ARGOCD_LOG_FORMAT_ENABLE_FULL_TIMESTAMP=1",
 }
 
-// installArgoCDObjects installs the CRDs of the Argo CD module, the
-// namespace, argocd-cm (with codeloc's Application health Lua),
-// argocd-secret and the default AppProject.
+// installArgoCDObjects installs the CRDs of the Argo CD version under test,
+// the namespace, argocd-cm (that version's stock settings plus codeloc's
+// Application health Lua), argocd-secret and the default AppProject.
 func (h *harness) installArgoCDObjects(ctx context.Context) error {
-	dir, err := moduleDir(argoCDModule)
+	// Every CRD of the version: argocd-server watches ApplicationSets too.
+	crds, err := filepath.Glob(filepath.Join(h.tools.argocdManifests, "crds", "*-crd.yaml"))
 	if err != nil {
 		return err
 	}
-	for _, f := range []string{"application-crd.yaml", "appproject-crd.yaml"} {
-		if err := h.applyFile(ctx, "", filepath.Join(dir, "manifests", "crds", f)); err != nil {
+	for _, f := range crds {
+		if err := h.applyFile(ctx, "", f); err != nil {
 			return err
 		}
 	}
@@ -63,21 +63,50 @@ func (h *harness) installArgoCDObjects(ctx context.Context) error {
 	if err := h.waitForResource(ctx, applications); err != nil {
 		return err
 	}
-	return h.applyYAML(ctx, argocdNS, argoCDSettings(h.healthLua))
+	stock, err := stockArgoCDCM(filepath.Join(h.tools.argocdManifests, "install.yaml"))
+	if err != nil {
+		return err
+	}
+	return h.applyYAML(ctx, argocdNS, argoCDSettings(stock, h.healthLua))
 }
 
-// argoCDSettings are argocd-cm, argocd-secret and the default project.
-func argoCDSettings(healthLua string) string {
-	lua, _ := json.Marshal(healthLua)
-	return `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-cm
-  labels: {app.kubernetes.io/part-of: argocd}
-data:
-  timeout.reconciliation: 20s
-  resource.customizations.health.argoproj.io_Application: ` + string(lua) + `
----
+// stockArgoCDCM is the data of argocd-cm in a stock install.yaml: from 3.0
+// it ignores /status updates of every resource and a child Application's
+// operation, which the app-of-apps must cope with.
+func stockArgoCDCM(installYAML string) (map[string]string, error) {
+	data, err := os.ReadFile(installYAML)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := kubetest.ParseYAML(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", installYAML, err)
+	}
+	for _, o := range objs {
+		if o.GetKind() == "ConfigMap" && o.GetName() == "argocd-cm" {
+			m, _, err := unstructured.NestedStringMap(o.Object, "data")
+			return m, err
+		}
+	}
+	return nil, fmt.Errorf("%s has no ConfigMap argocd-cm", installYAML)
+}
+
+// argoCDSettings are argocd-cm (the stock data, the health check of the
+// install bundle and a faster reconciliation), argocd-secret and the
+// default project.
+func argoCDSettings(stock map[string]string, healthLua string) string {
+	data := maps.Clone(stock)
+	if data == nil {
+		data = map[string]string{}
+	}
+	data["timeout.reconciliation"] = "20s"
+	data["resource.customizations.health.argoproj.io_Application"] = healthLua
+	cm, _ := yaml.Marshal(map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "argocd-cm", "labels": map[string]string{"app.kubernetes.io/part-of": "argocd"}},
+		"data":     data,
+	})
+	return string(cm) + `---
 apiVersion: v1
 kind: Secret
 metadata:
@@ -97,16 +126,6 @@ spec:
 `
 }
 
-// moduleDir is the module cache directory of a go.mod requirement.
-func moduleDir(mod string) (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", mod).Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || dir == "" {
-		return "", fmt.Errorf("locate module %s: %w (run `go mod download %s`)", mod, err, mod)
-	}
-	return dir, nil
-}
-
 // startRedis runs a throw-away redis-server: no persistence.
 func (h *harness) startRedis(ctx context.Context) error {
 	port, err := freePort()
@@ -122,8 +141,19 @@ func (h *harness) startRedis(ctx context.Context) error {
 	return p.WaitFor(ctx, 30*time.Second, func(context.Context) bool { return tcpOpen(h.redisAddr) })
 }
 
+// argoCDPath is the PATH of Argo CD's processes: the argocd binary's folder
+// first, which holds the scripts the image installs beside it
+// (git-verify-wrapper.sh, which the repo-server of 3.5 runs on every
+// revision). Later entries win over baseEnv's.
+func (h *harness) argoCDPath() string {
+	return "PATH=" + filepath.Dir(h.tools.argocd) + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
 // startRepoServer runs Argo CD's repo-server, which finds codeloc's plugin
-// socket in pluginDir.
+// socket in pluginDir. It serves TLS with the self-signed certificate it
+// generates, as a stock install does (the controller does not verify it
+// unless told to): v3.5 refuses --disable-tls unless --client-ca-path, a
+// flag older versions lack, is set empty.
 func (h *harness) startRepoServer(ctx context.Context) error {
 	port, err := freePort()
 	if err != nil {
@@ -135,9 +165,9 @@ func (h *harness) startRepoServer(ctx context.Context) error {
 	}
 	h.repoServerAddr = "127.0.0.1:" + strconv.Itoa(port)
 	env := append([]string{"ARGOCD_BINARY_NAME=argocd-repo-server", "ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir,
-		"KUBECONFIG=" + h.kubeconfig}, argoCDEnv...)
+		"KUBECONFIG=" + h.kubeconfig, h.argoCDPath()}, argoCDEnv...)
 	p, err := h.start("argocd-repo-server", h.tools.argocd, env, "--address", "127.0.0.1", "--port", strconv.Itoa(port), "--metrics-address", "127.0.0.1",
-		"--metrics-port", strconv.Itoa(metrics), "--redis", h.redisAddr, "--disable-tls", "--loglevel", "info")
+		"--metrics-port", strconv.Itoa(metrics), "--redis", h.redisAddr, "--loglevel", "info")
 	if err != nil {
 		return err
 	}
@@ -151,9 +181,9 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	env := append([]string{"ARGOCD_BINARY_NAME=argocd-application-controller", "KUBECONFIG=" + h.kubeconfig}, argoCDEnv...)
+	env := append([]string{"ARGOCD_BINARY_NAME=argocd-application-controller", "KUBECONFIG=" + h.kubeconfig, h.argoCDPath()}, argoCDEnv...)
 	p, err := h.start("argocd-application-controller", h.tools.argocd, env,
-		"--redis", h.redisAddr, "--repo-server", h.repoServerAddr, "--repo-server-plaintext",
+		"--redis", h.redisAddr, "--repo-server", h.repoServerAddr,
 		"--metrics-port", strconv.Itoa(metrics), "--status-processors", "10", "--operation-processors", "10",
 		"--app-resync", "20", "--self-heal-timeout-seconds", "2", "--loglevel", "info")
 	if err != nil {
@@ -161,6 +191,75 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(metrics)
 	return p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(addr) })
+}
+
+// startAPIServerOfArgoCD runs argocd-server without TLS or authentication
+// (a throw-away cluster): the tests read what the UI and `argocd app get`
+// show through its API. From 3.0 the controller no longer persists a
+// resource's health in the Application (status.resources[].health); the
+// resource tree is the only place a parent's view of a child's health is.
+func (h *harness) startAPIServerOfArgoCD(ctx context.Context) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	metrics, err := freePort()
+	if err != nil {
+		return err
+	}
+	assets := filepath.Join(h.dir, "argocd-server-assets")
+	if err := os.MkdirAll(assets, 0o755); err != nil {
+		return err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	h.argoCDServer = "http://" + addr
+	env := append([]string{"ARGOCD_BINARY_NAME=argocd-server", "KUBECONFIG=" + h.kubeconfig, h.argoCDPath()}, argoCDEnv...)
+	p, err := h.start("argocd-server", h.tools.argocd, env, "--insecure", "--disable-auth",
+		"--address", "127.0.0.1", "--port", strconv.Itoa(port), "--metrics-port", strconv.Itoa(metrics),
+		"--redis", h.redisAddr, "--repo-server", h.repoServerAddr, "--staticassets", assets,
+		"--namespace", argocdNS, "--loglevel", "info")
+	if err != nil {
+		return err
+	}
+	return p.WaitFor(ctx, time.Minute, func(ctx context.Context) bool { return httpOK(ctx, h.argoCDServer+"/healthz") })
+}
+
+// treeNode is a node of an Application's resource tree, as argocd-server's
+// /api/v1/applications/{name}/resource-tree returns it.
+type treeNode struct {
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Health *struct {
+		Status  string `json:"status"`
+		Message string `json:"message"`
+	} `json:"health"`
+}
+
+// resourceTree is the resource tree of an Application, from argocd-server.
+func (h *harness) resourceTree(ctx context.Context, app string) ([]treeNode, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.argoCDServer+"/api/v1/applications/"+app+"/resource-tree", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("resource tree of %s: %s: %.300s", app, resp.Status, body)
+	}
+	var tree struct {
+		Nodes []treeNode `json:"nodes"`
+	}
+	if err := json.Unmarshal(body, &tree); err != nil {
+		return nil, fmt.Errorf("resource tree of %s: %w", app, err)
+	}
+	return tree.Nodes, nil
 }
 
 // waitForResource waits until the API server serves gvr (a new CRD).

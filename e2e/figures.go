@@ -19,6 +19,7 @@ const envFigures = "E2E_FIGURES"
 
 // figures are what a storm measured, for one plugin server.
 type figures struct {
+	ArgoCD        string  `json:"argocd"` // version under test
 	Plugin        string  `json:"plugin"`
 	CodeLocations int     `json:"codeLocations"`
 	Nodes         int     `json:"nodes"`
@@ -37,8 +38,8 @@ type figures struct {
 }
 
 func (f figures) String() string {
-	s := fmt.Sprintf("%s of %d code-locations with %s: %.1f s; %d renders, %.1f renders/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-		f.What, f.CodeLocations, f.Plugin, f.Seconds, f.Renders, f.RendersPerSec, f.P50ms, f.P99ms, f.MaxMs)
+	s := fmt.Sprintf("%s of %d code-locations with %s on Argo CD v%s: %.1f s; %d renders, %.1f renders/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+		f.What, f.CodeLocations, f.Plugin, f.ArgoCD, f.Seconds, f.Renders, f.RendersPerSec, f.P50ms, f.P99ms, f.MaxMs)
 	if f.RenderP99ms > 0 {
 		s += fmt.Sprintf(" (without receiving the repository: p50 %.1f ms, p99 %.1f ms)", f.RenderP50ms, f.RenderP99ms)
 	}
@@ -97,7 +98,7 @@ func (m *measure) done(what string, codeLocations int) (figures, error) {
 		}
 	}
 	f := figures{
-		Plugin: m.h.pluginServerName(), CodeLocations: codeLocations, Nodes: nodeCount(), What: what,
+		ArgoCD: m.h.tools.argocdVersion, Plugin: m.h.pluginServerName(), CodeLocations: codeLocations, Nodes: nodeCount(), What: what,
 		Seconds: elapsed.Seconds(), Renders: len(durations), PeakRSSMiB: float64(m.peak) / (1 << 20),
 	}
 	if len(durations) > 0 {

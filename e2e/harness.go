@@ -41,6 +41,7 @@ type harness struct {
 	kubeconfig string // admin, namespace argocd
 
 	redisAddr, repoServerAddr string
+	argoCDServer              string   // http://host:port of argocd-server's API
 	pluginDir                 string   // ARGOCD_PLUGINSOCKFILEPATH, short
 	plugin                    *process // the plugin server: codeloc-sidecar or argocd-cmp-server
 	pluginKind                string   // pluginSidecar or pluginStock
@@ -105,6 +106,7 @@ func (h *harness) startAll(ctx context.Context) error {
 		{"plugin server (" + pluginKind() + ")", h.startPlugin},
 		{"argocd-repo-server", h.startRepoServer},
 		{"argocd-application-controller", h.startApplicationController},
+		{"argocd-server", h.startAPIServerOfArgoCD},
 		{"git repos", h.initRepos},
 	}
 	for _, s := range steps {

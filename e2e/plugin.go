@@ -79,7 +79,7 @@ func (h *harness) startStock(ctx context.Context) error {
 		"ARGOCD_CMP_WORKDIR=" + work,
 		"CODELOC_CONTRACT=" + h.contractFile,
 		// Later entries win: this PATH replaces baseEnv's.
-		"PATH=" + h.bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PATH=" + h.bin + string(os.PathListSeparator) + filepath.Dir(h.tools.argocd) + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
 	h.plugin, err = h.start("argocd-cmp-server", h.tools.argocd, env,
 		"--config-dir-path", cfg, "--loglevel", "info", "--logformat", "json")
@@ -96,7 +96,7 @@ func (h *harness) startStock(ctx context.Context) error {
 // pluginServerName names the plugin server in figures.
 func (h *harness) pluginServerName() string {
 	if h.pluginKind == pluginStock {
-		return fmt.Sprintf("argocd-cmp-server v%s + codeloc generate", argocdVersion)
+		return fmt.Sprintf("argocd-cmp-server v%s + codeloc generate", h.tools.argocdVersion)
 	}
 	return "codeloc-sidecar"
 }

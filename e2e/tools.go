@@ -6,14 +6,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
 )
 
 // Versions of the tools .ci/e2e-tools.sh builds or installs.
 const (
-	kubeVersion   = "1.34.4"
-	kwokVersion   = "0.8.0"
-	argocdVersion = "2.14.21"
+	kubeVersion = "1.34.4"
+	kwokVersion = "0.8.0"
 )
+
+// argoCDVersion is the Argo CD version under test: CODELOC_ARGOCD_VERSION
+// (.ci/e2e-matrix.sh sets it), or the default supported one.
+func argoCDVersion() string {
+	if v := os.Getenv(envArgoCDVersion); v != "" {
+		return v
+	}
+	return kubetest.ArgoCDVersions[0]
+}
 
 // Environment variables naming the tools (.ci/e2e-tools.sh writes them to
 // its env file); each falls back to the tools cache, then to $PATH.
@@ -21,9 +31,13 @@ const (
 	envKubeBinDir = "CODELOC_KUBE_BIN_DIR" // etcd, kube-apiserver, kube-controller-manager, kube-scheduler
 	envKWOK       = "CODELOC_KWOK"
 	envArgoCD     = "CODELOC_ARGOCD"
-	envRedis      = "CODELOC_REDIS_SERVER"
-	envToolsDir   = "CODELOC_TOOLS_DIR"
-	envPostgres   = "CODELOC_POSTGRES_SH" // default: ../.ci/postgres.sh
+	// The version of CODELOC_ARGOCD, and its manifests/ folder (crds/,
+	// install.yaml) whose CRDs the harness installs.
+	envArgoCDVersion   = "CODELOC_ARGOCD_VERSION"
+	envArgoCDManifests = "CODELOC_ARGOCD_MANIFESTS"
+	envRedis           = "CODELOC_REDIS_SERVER"
+	envToolsDir        = "CODELOC_TOOLS_DIR"
+	envPostgres        = "CODELOC_POSTGRES_SH" // default: ../.ci/postgres.sh
 )
 
 // errMissing marks a tool that is not installed: the tests skip, or fail
@@ -33,19 +47,13 @@ var errMissing = errors.New("e2e tool not found")
 // tools are the executables the harness starts.
 type tools struct {
 	controllerManager, scheduler, kwok, argocd, redis, git, postgresSh string
-}
-
-func toolsDir() string {
-	if d := os.Getenv(envToolsDir); d != "" {
-		return d
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "codeloc", "tools")
+	argocdVersion                                                      string
+	argocdManifests                                                    string // the version's manifests/: crds/, install.yaml
 }
 
 // findTools locates every tool, or reports all the missing ones at once.
 func findTools() (tools, error) {
-	cache := toolsDir()
+	cache := kubetest.ToolsDir()
 	kube := os.Getenv(envKubeBinDir)
 	if kube == "" {
 		kube = filepath.Join(cache, "kube-v"+kubeVersion)
@@ -72,11 +80,20 @@ func findTools() (tools, error) {
 		controllerManager: find("", filepath.Join(kube, "kube-controller-manager"), "kube-controller-manager"),
 		scheduler:         find("", filepath.Join(kube, "kube-scheduler"), "kube-scheduler"),
 		kwok:              find(envKWOK, filepath.Join(cache, "kwok-v"+kwokVersion, "kwok"), "kwok"),
-		argocd:            find(envArgoCD, filepath.Join(cache, "argocd-v"+argocdVersion, "argocd"), "argocd"),
+		argocd:            find(envArgoCD, filepath.Join(cache, "argocd-v"+argoCDVersion(), "argocd"), "argocd"),
 		redis:             find(envRedis, "/usr/bin/redis-server", "redis-server"),
 		git:               find("CODELOC_GIT", "/usr/bin/git", "git"),
 		postgresSh:        find(envPostgres, filepath.Join("..", ".ci", "postgres.sh"), "postgres.sh"),
 	}
+	t.argocdVersion = argoCDVersion()
+	manifests := os.Getenv(envArgoCDManifests)
+	if manifests == "" {
+		var err error
+		if manifests, err = kubetest.ArgoCDManifests(t.argocdVersion); err != nil {
+			missing = append(missing, err)
+		}
+	}
+	t.argocdManifests = manifests
 	if len(missing) > 0 {
 		return t, fmt.Errorf("%w: %w (run `bash .ci/e2e-tools.sh`)", errMissing, errors.Join(missing...))
 	}

@@ -29,7 +29,8 @@ const (
 )
 
 // Environment variables Argo CD's repo-server sends to a plugin (see
-// reposerver/repository newEnv and getPluginEnvs in Argo CD v2.14).
+// reposerver/repository newEnv and getPluginEnvs in Argo CD v2.14 and v3.5;
+// 3.x adds ARGOCD_APP_PROJECT_NAME, which codeloc does not read).
 const (
 	EnvAppName                 = "ARGOCD_APP_NAME"
 	EnvAppNamespace            = "ARGOCD_APP_NAMESPACE"

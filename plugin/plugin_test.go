@@ -70,6 +70,19 @@ func TestFromEnviron(t *testing.T) {
 			want:    &Request{},
 		},
 		{
+			// Argo CD 3 passes a plugin env entry whose value is empty
+			// (2.x dropped it): set is set, and codeloc takes no env.
+			name:    "empty plugin env entry",
+			environ: with(`ARGOCD_APP_PARAMETERS=null`, "ARGOCD_ENV_DEBUG="),
+			problems: validate.Problems{{Code: CodeUnknownEnv, Path: "spec.source.plugin.env", Message: `codeloc takes no plugin env, got "DEBUG"`,
+				Hint: "remove it; choose the kustomize root and the contract with the parameters kustomize-root, contract"}},
+		},
+		{
+			name:    "empty string parameter as Argo CD sends it, JSON and variable",
+			environ: with(`ARGOCD_APP_PARAMETERS=[{"name":"kustomize-root","string":""}]`, "PARAM_KUSTOMIZE_ROOT="),
+			want:    &Request{App: app, APIVersions: apis},
+		},
+		{
 			name:    "unknown parameter variable",
 			environ: []string{"PARAM_OVERLAY=prod"},
 			problems: validate.Problems{{Code: CodeUnknownParameter, Path: "spec.source.plugin.parameters",

@@ -82,6 +82,12 @@ func (e *Env) InstallCRDsContext(ctx context.Context, names ...string) error {
 	if err := e.Apply(ctx, "", crds...); err != nil {
 		return err
 	}
+	return e.WaitForCRDs(ctx, crds...)
+}
+
+// WaitForCRDs waits until each CRD (applied by the caller) is established
+// and its kind discoverable.
+func (e *Env) WaitForCRDs(ctx context.Context, crds ...*unstructured.Unstructured) error {
 	for _, crd := range crds {
 		if err := e.waitEstablished(ctx, crd.GetName()); err != nil {
 			return err

@@ -127,14 +127,7 @@ func FindBinaries() (Binaries, error) {
 		b := Binaries{APIServer: filepath.Join(dir, "kube-apiserver"), Etcd: filepath.Join(dir, "etcd")}
 		return b, b.check()
 	}
-	root := os.Getenv(EnvToolsDir)
-	if root == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return Binaries{}, fmt.Errorf("%w: no %s and no home directory", ErrNoBinaries, EnvBinDir)
-		}
-		root = filepath.Join(home, ".cache", "codeloc", "tools")
-	}
+	root := ToolsDir()
 	b := Binaries{
 		APIServer: filepath.Join(root, "kube-v"+KubeVersion, "kube-apiserver"),
 		Etcd:      filepath.Join(root, "etcd-v"+EtcdVersion, "etcd"),

@@ -3,6 +3,8 @@ package kubetest
 import (
 	"context"
 	"errors"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +136,18 @@ subjects: [{kind: ServiceAccount, name: reader, namespace: `+ns+`}]
 	}
 	if ok, err := CanI(ctx, cfg, Access{Verb: "create", Resource: "configmaps", Namespace: ns}); ok || err != nil {
 		t.Fatalf("CanI(create) = %v, %v; want false", ok, err)
+	}
+}
+
+// TestArgoCDVersionsAgree keeps the supported Argo CD versions of
+// .ci/e2e-tools.sh (which builds and fetches them) equal to ArgoCDVersions
+// (which the tests run on).
+func TestArgoCDVersionsAgree(t *testing.T) {
+	out, err := exec.Command("bash", "../../.ci/e2e-tools.sh", "--versions").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Fields(string(out)), ArgoCDVersions; !slices.Equal(got, want) {
+		t.Errorf(".ci/e2e-tools.sh --versions = %v, ArgoCDVersions = %v", got, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -190,6 +191,35 @@ func (e *Env) DryRunAs(ctx context.Context, cfg *rest.Config, ns string, objs ..
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dry-run %s: %w", Describe(o), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ServerSideApply applies each object as `kubectl apply --server-side`
+// does: field manager manager, conflicts with other managers refused (no
+// --force-conflicts), strict field validation. With dryRun, every admission
+// step and schema check runs and nothing is stored. Every rejected object is
+// reported.
+func (e *Env) ServerSideApply(ctx context.Context, manager, ns string, dryRun bool, objs ...*unstructured.Unstructured) error {
+	opts := metav1.PatchOptions{FieldManager: manager, FieldValidation: metav1.FieldValidationStrict}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	var errs []error
+	for _, o := range objs {
+		o = o.DeepCopy()
+		ri, err := e.Resource(ctx, o, ns)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("apply %s: %w", Describe(o), err))
+			continue
+		}
+		data, err := o.MarshalJSON()
+		if err == nil {
+			_, err = ri.Patch(ctx, o.GetName(), types.ApplyPatchType, data, opts)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("apply %s: %w", Describe(o), err))
 		}
 	}
 	return errors.Join(errs...)

@@ -54,8 +54,16 @@ func build(t *testing.T) []object {
 func buildWith(t *testing.T, kustomization string, files map[string]string) []object {
 	t.Helper()
 	fs := filesys.MakeFsInMemory()
-	copyFiles(t, fs, ".", "/ops/codeloc/sidecar/install")
 	copyFiles(t, fs, "testdata/argocd-base", "/ops/argocd")
+	return buildIn(t, fs, kustomization, files)
+}
+
+// buildIn runs the operator kustomization in fs, whose /ops/argocd holds
+// the Argo CD base, with this folder as the component at
+// /ops/codeloc/sidecar/install and extra files beside the kustomization.
+func buildIn(t *testing.T, fs filesys.FileSystem, kustomization string, files map[string]string) []object {
+	t.Helper()
+	copyFiles(t, fs, ".", "/ops/codeloc/sidecar/install")
 	files = maps.Clone(files)
 	if files == nil {
 		files = map[string]string{}
@@ -66,6 +74,13 @@ func buildWith(t *testing.T, kustomization string, files map[string]string) []ob
 			t.Fatal(err)
 		}
 	}
+	return runKustomize(t, fs)
+}
+
+// runKustomize builds /ops in fs as the repo-server would: root-only load
+// restrictions, no plugins, nothing remote.
+func runKustomize(t *testing.T, fs filesys.FileSystem) []object {
+	t.Helper()
 	opts := krusty.MakeDefaultOptions()
 	opts.LoadRestrictions = types.LoadRestrictionsRootOnly
 	opts.PluginConfig = types.DisabledPluginConfig()
