@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/render"
 )
 
@@ -22,6 +23,9 @@ type Source struct {
 	Environ []string
 	// Contracts are the mounted cluster contracts.
 	Contracts *Contracts
+	// YAMLLimits bound each YAML file the render reads (zero fields: the
+	// defaults).
+	YAMLLimits yamlbound.Limits
 }
 
 // Generate is the plugin's generate step, the one path of both
@@ -45,6 +49,7 @@ func Generate(src Source) (*Request, *render.Result, error) {
 	r := req.Render(src.AppDir, base, contract)
 	r.FS = src.FS
 	r.DisplayPrefix = prefix
+	r.YAMLLimits = src.YAMLLimits
 	res, err := render.Render(r)
 	return req, res, err
 }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/render/policy"
@@ -50,6 +51,9 @@ type Request struct {
 	// APIVersions, when not nil, are the group/versions (and group/version/kind)
 	// the destination cluster serves; the output's needs are checked against them.
 	APIVersions []string
+	// YAMLLimits bound every YAML file the render reads, before anything
+	// expands it (zero fields: the defaults).
+	YAMLLimits yamlbound.Limits
 }
 
 // Result is a rendered code-location.
@@ -92,7 +96,7 @@ func render(req Request, track bool) (*Result, error) {
 	if p != nil {
 		return nil, validate.Problems{*p}
 	}
-	built := build.Build(req.FS, root, track)
+	built := build.Build(req.FS, root, build.Options{Track: track, YAML: req.YAMLLimits})
 	if built.Objects == nil {
 		return nil, built.Problems.Sorted()
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/codeloc/codeloc/internal/yamlbound"
 )
 
 // Limits bound what one GenerateManifest or MatchRepository request may
@@ -51,6 +53,12 @@ type Limits struct {
 	// turn (until their deadline). What the requests' copies of the
 	// repository hold is at most Concurrent times ExpandedBytes.
 	Concurrent int64
+	// YAMLBytes, YAMLAliasNodes and YAMLDepth bound each YAML file a
+	// render reads, before anything expands it (yamlbound.Limits): its
+	// size, the nodes its aliases add once expanded, its nesting.
+	YAMLBytes      int64
+	YAMLAliasNodes int64
+	YAMLDepth      int64
 }
 
 // DefaultLimits are the limits a zero Limits field takes.
@@ -62,7 +70,16 @@ func DefaultLimits() Limits {
 		Depth:         32,
 		FileBytes:     32 << 20,
 		Concurrent:    4,
+
+		YAMLBytes:      yamlbound.DefaultBytes,
+		YAMLAliasNodes: yamlbound.DefaultAliasNodes,
+		YAMLDepth:      yamlbound.DefaultDepth,
 	}
+}
+
+// YAML is the render's share of the limits.
+func (l Limits) YAML() yamlbound.Limits {
+	return yamlbound.Limits{Bytes: l.YAMLBytes, AliasNodes: l.YAMLAliasNodes, Depth: int(min(l.YAMLDepth, 1<<20))}.WithDefaults()
 }
 
 // withDefaults returns l with each zero or negative field set to its
@@ -72,6 +89,7 @@ func (l Limits) withDefaults() Limits {
 	for _, f := range []struct{ v, def *int64 }{
 		{&l.RepoBytes, &d.RepoBytes}, {&l.ExpandedBytes, &d.ExpandedBytes}, {&l.Entries, &d.Entries},
 		{&l.Depth, &d.Depth}, {&l.FileBytes, &d.FileBytes}, {&l.Concurrent, &d.Concurrent},
+		{&l.YAMLBytes, &d.YAMLBytes}, {&l.YAMLAliasNodes, &d.YAMLAliasNodes}, {&l.YAMLDepth, &d.YAMLDepth},
 	} {
 		if *f.v <= 0 {
 			*f.v = *f.def
@@ -134,6 +152,9 @@ func (l *Limits) Settings() []LimitSetting {
 		{FlagMaxDepth, EnvMaxDepth, "deepest path (in names) one request may unpack", false, &l.Depth},
 		{FlagMaxFileBytes, EnvMaxFileBytes, "largest single file one request may unpack", true, &l.FileBytes},
 		{FlagMaxConcurrent, EnvMaxConcurrent, "most renders held in memory at once (others wait their turn)", false, &l.Concurrent},
+		{yamlbound.FlagBytes, yamlbound.EnvBytes, "largest YAML file a render reads", true, &l.YAMLBytes},
+		{yamlbound.FlagAliasNodes, yamlbound.EnvAliasNodes, "most nodes the YAML aliases of one file may add once expanded", false, &l.YAMLAliasNodes},
+		{yamlbound.FlagDepth, yamlbound.EnvDepth, "deepest nesting of a YAML document, aliases expanded", false, &l.YAMLDepth},
 	}
 }
 

@@ -207,7 +207,7 @@ func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagement
 
 // renderRepo renders an unpacked repository and encodes the objects.
 func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([]string, error) {
-	req, res, err := s.render(ctx, rec.slot, plugin.Source{FS: repo.fs, AppDir: repo.appDir, RepoRoot: memRepo, Environ: environ(repo.env), Contracts: s.contracts})
+	req, res, err := s.render(ctx, rec.slot, plugin.Source{FS: repo.fs, AppDir: repo.appDir, RepoRoot: memRepo, Environ: environ(repo.env), Contracts: s.contracts, YAMLLimits: s.limits.YAML()})
 	if req != nil {
 		rec.app = req.App
 	} else {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -32,12 +33,21 @@ type Output struct {
 	Locator *Locator
 }
 
-// Build builds the kustomize root at root on fs. With track set, kustomize
-// records where each object came from (a tenth of the build's time), so
-// that the Locator places problems at a line; without, at the root
-// kustomization.
-func Build(fs fsys.FS, root string, track bool) *Output {
-	b := newBuilder(fs, root, track)
+// Options tune a build.
+type Options struct {
+	// Track makes kustomize record where each object came from (a tenth of
+	// the build's time), so that the Locator places problems at a line;
+	// without, at the root kustomization.
+	Track bool
+	// YAML bounds every file kustomize reads, checked before kustomize
+	// parses it (zero fields: the defaults).
+	YAML yamlbound.Limits
+}
+
+// Build builds the kustomize root at root on fs.
+func Build(fs fsys.FS, root string, opts Options) *Output {
+	b := newBuilder(fs, root, opts.Track)
+	b.limits = opts.YAML.WithDefaults()
 	file := b.kustomizationFile(root)
 	if b.linksOutside(file, nil, "", file) {
 		return &Output{Problems: b.problems}
@@ -101,6 +111,8 @@ type builder struct {
 	// nested below the root; bases counts the folders entered.
 	depth map[string]int
 	bases int
+	// limits bound each file read.
+	limits yamlbound.Limits
 }
 
 // Bounds of the kustomization tree a build reads: on the disk a build's

@@ -13,8 +13,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -145,7 +147,7 @@ func TestRemoteRefusedAtAnyDepth(t *testing.T) {
 				fs, root = memTree(t, files)
 				shown = root
 			}
-			out := Build(fs, root, false)
+			out := Build(fs, root, Options{})
 			if out.Objects != nil {
 				t.Fatalf("built %d objects from a tree with remote references", len(out.Objects))
 			}
@@ -175,7 +177,7 @@ func TestTooManyKustomizations(t *testing.T) {
 	}
 	files["kustomization.yaml"] = list.String()
 	fs, root := memTree(t, files)
-	out := Build(fs, root, false)
+	out := Build(fs, root, Options{})
 	want := []string{fmt.Sprintf("kustomize-limit kustomization.yaml:%d:3 resources", MaxKustomizations+2)}
 	if diff := cmp.Diff(want, lines(root, out.Problems)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
@@ -211,7 +213,7 @@ vars:
 		"settings.yaml":           configMap,
 		"base/kustomization.yaml": "bases:\n- ssh://git@example.invalid/org/repo\n",
 	})
-	out := Build(fsys.Disk(), root, false)
+	out := Build(fsys.Disk(), root, Options{})
 	want := []string{
 		"kustomize-warning base/kustomization.yaml:1:1 bases",
 		"kustomize-remote base/kustomization.yaml:2:3 bases",
@@ -272,7 +274,7 @@ func TestRemoteInPluginConfigs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.files["settings.yaml"] = configMap
 			fs, root := memTree(t, tt.files)
-			out := Build(fs, root, false)
+			out := Build(fs, root, Options{})
 			if out.Objects != nil {
 				t.Fatalf("built %d objects", len(out.Objects))
 			}
@@ -317,7 +319,7 @@ func TestLinkedKustomization(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := Build(fs, root, false)
+		out := Build(fs, root, Options{})
 		shown := root
 		if root == disk {
 			shown = realDir(t, root)
@@ -342,7 +344,7 @@ func TestHiddenReferences(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fs, root := memTree(t, map[string]string{"kustomization.yaml": tt.kustomization, "settings.yaml": configMap})
-			out := Build(fs, root, false)
+			out := Build(fs, root, Options{})
 			if out.Objects != nil {
 				t.Fatalf("built %d objects", len(out.Objects))
 			}
@@ -360,7 +362,7 @@ func TestAnchorsInObjects(t *testing.T) {
 		"kustomization.yaml": "resources:\n- settings.yaml\n",
 		"settings.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-settings\n  labels: {a: &v x, b: *v}\n",
 	})
-	out := Build(fs, root, false)
+	out := Build(fs, root, Options{})
 	if out.Objects == nil || len(out.Problems) > 0 {
 		t.Fatalf("objects %d, problems %v", len(out.Objects), out.Problems)
 	}
@@ -397,7 +399,7 @@ sortOptions:
 		"json-patch.yaml":         "- op: add\n  path: /data/e\n  value: f\n",
 	})
 	var out *Output
-	printed := captureOutput(t, func() { out = Build(fsys.Disk(), root, true) })
+	printed := captureOutput(t, func() { out = Build(fsys.Disk(), root, Options{Track: true}) })
 	if printed != "" {
 		t.Errorf("kustomize printed:\n%s", printed)
 	}
@@ -450,9 +452,47 @@ func TestNullMetadataMaps(t *testing.T) {
 		"settings.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-settings\n  annotations:\n  labels: ~\n",
 		"bad.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-bad\n  annotations: [a]\n  labels: null\n",
 	})
-	out := Build(fsys.Disk(), root, true)
+	out := Build(fsys.Disk(), root, Options{Track: true})
 	want := []string{"object-metadata bad.yaml:5:16 ConfigMap/citation-bad.metadata.annotations"}
 	if diff := cmp.Diff(want, lines(realDir(t, root), out.Problems)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// TestYAMLBounds: every file kustomize reads is bounded before kustomize
+// parses it, with the build's limits; what stays within them builds.
+func TestYAMLBounds(t *testing.T) {
+	anchored := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-settings\n  labels: &l {a: b, c: d}\n  annotations: *l\ndata: {a: b}\n"
+	deep := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-settings\n  annotations:\n    x: y\ndata: {a: b}\nz: " +
+		strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n"
+	patch := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-settings\n  labels: &l {a: b, c: d, e: f}\n  annotations: *l\n"
+	for _, tt := range []struct {
+		name   string
+		files  map[string]string
+		limits yamlbound.Limits
+		want   []string
+	}{
+		{"anchors within the limits", map[string]string{"kustomization.yaml": "resources:\n- a.yaml\n", "a.yaml": anchored}, yamlbound.Limits{}, nil},
+		{"a resource's aliases", map[string]string{"kustomization.yaml": "resources:\n- a.yaml\n", "a.yaml": anchored},
+			yamlbound.Limits{AliasNodes: 3}, []string{"yaml-limit a.yaml:6:16 "}},
+		{"a patch's aliases", map[string]string{"kustomization.yaml": "resources:\n- a.yaml\npatches:\n- path: p.yaml\n", "a.yaml": configMap, "p.yaml": patch},
+			yamlbound.Limits{AliasNodes: 3}, []string{"yaml-limit p.yaml:6:16 "}},
+		{"the kustomization's own aliases", map[string]string{"kustomization.yaml": "resources: &r\n- a.yaml\nx: [*r, *r]\n", "a.yaml": configMap},
+			yamlbound.Limits{AliasNodes: 2}, []string{"yaml-limit kustomization.yaml:3:9 "}},
+		{"nesting", map[string]string{"kustomization.yaml": "resources:\n- a.yaml\n", "a.yaml": deep},
+			yamlbound.Limits{Depth: 20}, []string{"yaml-limit a.yaml:8:22 "}},
+		{"a file's size, before it is read", map[string]string{"kustomization.yaml": "resources:\n- a.yaml\n", "a.yaml": configMap + "# " + strings.Repeat("x", 200) + "\n"},
+			yamlbound.Limits{Bytes: 100}, []string{"yaml-limit a.yaml:0:0 "}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, root := memTree(t, tt.files)
+			out := Build(fs, root, Options{YAML: tt.limits})
+			if got := lines(root, out.Problems); !cmp.Equal(tt.want, got, cmpopts.EquateEmpty()) {
+				t.Errorf("problems = %q, want %q", got, tt.want)
+			}
+			if (tt.want == nil) != (out.Objects != nil) {
+				t.Errorf("built %d objects", len(out.Objects))
+			}
+		})
 	}
 }

@@ -2,12 +2,15 @@ package build
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/render/node"
+	"github.com/codeloc/codeloc/validate"
 )
 
 // guard is the file system kustomize builds from: fs, except that each
@@ -24,11 +27,21 @@ type guard struct {
 }
 
 // ReadFile reads path; a kustomization comes back as served, and the
-// metadata of a resource file is checked as written.
+// metadata of a resource file is checked as written. Every file is bounded
+// first (size, then what its YAML aliases and nesting expand to): kustomize
+// expands aliases as it loads a file.
 func (g guard) ReadFile(path string) ([]byte, error) {
+	if fi, err := g.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		if e := yamlbound.CheckSize(fi.Size(), g.b.limits); e != nil {
+			return nil, g.b.yamlLimit(path, e)
+		}
+	}
 	data, err := g.FS.ReadFile(path)
 	if err != nil {
 		return data, err
+	}
+	if e := yamlbound.Check(data, g.b.limits); e != nil {
+		return nil, g.b.yamlLimit(path, e)
 	}
 	path = filepath.Clean(path)
 	switch {
@@ -63,6 +76,18 @@ func (g guard) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
 		g.b.linkedKustomizations[filepath.Clean(d.Join(f))] = true
 	}
 	return d, f, err
+}
+
+// yamlLimit records a file past a YAML bound and stops kustomize there.
+func (b *builder) yamlLimit(path string, e *yamlbound.Exceeded) error {
+	col := e.Column
+	if e.Line > 0 && col == 0 {
+		col = 1
+	}
+	b.problems = append(b.problems, validate.Problem{Code: CodeYAMLLimit, File: filepath.Clean(path), Line: e.Line, Column: col,
+		Message: e.Detail + fmt.Sprintf(", more than the %d %s a file may have", e.Limit, e.What),
+		Hint:    "write the values out instead of through aliases, or flatten the file; a platform that needs it raises the limit with " + e.Setting})
+	return errRefused
 }
 
 // errRefused stops kustomize at a file whose refusals could not be cut out

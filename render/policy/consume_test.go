@@ -450,7 +450,7 @@ func TestConsumedSecretKeys(t *testing.T) {
 // kustomize builds them: microseconds, next to milliseconds for a render.
 func BenchmarkCheckConsumption(b *testing.B) {
 	root := filepath.Join("..", "..", "fixtures", "allpaths")
-	built := build.Build(fsys.Disk(), root, false)
+	built := build.Build(fsys.Disk(), root, build.Options{})
 	objs := built.Objects
 	if objs == nil {
 		b.Fatal(built.Problems)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render/emit"
 )
@@ -16,6 +17,7 @@ import (
 // argocd-cmp-server in the Application's folder.
 func NewGenerateCmd() *cobra.Command {
 	var contract string
+	var yaml yamlFlags
 	cmd := &cobra.Command{
 		Use:   "generate",
 		Short: "Render the code-location in the working directory for Argo CD (plugin.yaml's generate command)",
@@ -44,7 +46,11 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 			if err != nil {
 				return err
 			}
-			out, err := generate(dir, contract, os.Environ(), cmd.ErrOrStderr())
+			limits, err := yaml.limits()
+			if err != nil {
+				return err
+			}
+			out, err := generate(dir, contract, limits, os.Environ(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -52,6 +58,7 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 			return err
 		},
 	}
+	yaml.register(cmd)
 	cmd.Flags().StringVar(&contract, "contract", "", "cluster contract file, or folder of <name>.yaml contracts (default $"+names.EnvContract+"; required)")
 	return cmd
 }
@@ -60,13 +67,13 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 // environment environ against the contract at contractPath. Warnings go
 // to notes (the plugin server logs a successful command's stderr; Argo CD
 // shows stderr only when the command fails).
-func generate(dir, contractPath string, environ []string, notes io.Writer) ([]byte, error) {
+func generate(dir, contractPath string, limits yamlbound.Limits, environ []string, notes io.Writer) ([]byte, error) {
 	if contractPath != "" {
 		if abs, err := filepath.Abs(contractPath); err == nil {
 			contractPath = abs
 		}
 	}
-	_, res, err := plugin.Generate(plugin.Source{AppDir: dir, Environ: environ, Contracts: plugin.NewContracts(contractPath)})
+	_, res, err := plugin.Generate(plugin.Source{AppDir: dir, Environ: environ, Contracts: plugin.NewContracts(contractPath), YAMLLimits: limits})
 	if err != nil {
 		return nil, err
 	}

@@ -12,11 +12,13 @@ import (
 type renderFlags struct {
 	contract      string
 	kustomizeRoot string
+	yaml          yamlFlags
 }
 
 func (f *renderFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.contract, "contract", "", "cluster contract file (default: the embedded example contract)")
 	cmd.Flags().StringVar(&f.kustomizeRoot, "kustomize-root", "", "kustomize root, relative to DIR (default: DIR)")
+	f.yaml.register(cmd)
 }
 
 // request loads the contract and builds the render request for dir.
@@ -25,7 +27,11 @@ func (f *renderFlags) request(dir string) (render.Request, error) {
 	if len(problems) > 0 {
 		return render.Request{}, problems.Sorted()
 	}
-	return render.Request{Dir: dir, KustomizeRoot: f.kustomizeRoot, Contract: c}, nil
+	limits, err := f.yaml.limits()
+	if err != nil {
+		return render.Request{}, err
+	}
+	return render.Request{Dir: dir, KustomizeRoot: f.kustomizeRoot, Contract: c, YAMLLimits: limits}, nil
 }
 
 func dirArg(args []string) string {
