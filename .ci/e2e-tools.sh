@@ -55,7 +55,7 @@ timed() {
 	shift 2
 	var="E2E_TOOLS_TIMEOUT_${name^^}"
 	start=$SECONDS
-	timeout "${!var:-$def}" bash -c "$*" || { log "$name failed or timed out (${!var:-$def}s)"; exit 1; }
+	timeout "${!var:-$def}" bash -c "set -euo pipefail; $*" || { log "$name failed or timed out (${!var:-$def}s)"; exit 1; }
 	log "$name: $((SECONDS - start))s"
 }
 
@@ -108,7 +108,11 @@ argocd_manifests() {
 # installs next to it in /usr/local/bin (the repo-server of 3.5 runs
 # git-verify-wrapper.sh on every revision, signature policy or not).
 argocd_tool() {
-	is_binary "$ARGOCD_DIR/argocd" && log "cached $ARGOCD_DIR/argocd" || argocd_build
+	if is_binary "$ARGOCD_DIR/argocd"; then
+		log "cached $ARGOCD_DIR/argocd"
+	else
+		argocd_build
+	fi
 	local s
 	for s in gpg-wrapper.sh git-verify-wrapper.sh; do
 		[ -x "$ARGOCD_DIR/$s" ] && continue
@@ -132,8 +136,28 @@ argocd_build() {
 	mkdir -p "$ARGOCD_DIR"
 	# The Makefile's version stamp: `argocd version` and the User-Agent say it.
 	local stamp="-X $(argocd_module "$ARGOCD_VERSION" | cut -d@ -f1)/common.version=$ARGOCD_VERSION"
-	(cd "$WORK/argo-cd" && go build -trimpath -ldflags "-s -w $stamp" -o "$WORK/argocd" ./cmd)
-	echo "$info" >"$ARGOCD_DIR/BUILD_INFO"
+	(
+		cd "$WORK/argo-cd"
+		cp go.mod go.mod.release
+		# That gitops-engine requires newer modules than 3.4.13 does. The
+		# release's replace lines keep k8s.io/* at its versions; pin
+		# k8s.io/kubernetes to its own too, let the go command raise the rest,
+		# and record what it raised.
+		local kube
+		kube=$(sed -n 's#^[[:space:]]*k8s.io/kubernetes \(v[^ ]*\).*#\1#p' go.mod | head -n1)
+		if [ -n "$kube" ] && ! grep -q 'k8s.io/kubernetes =>' go.mod; then
+			echo "replace k8s.io/kubernetes => k8s.io/kubernetes $kube" >>go.mod
+		fi
+		go build -mod=mod -trimpath -ldflags "-s -w $stamp" -o "$WORK/argocd" ./cmd
+		local mod
+		{ diff go.mod.release go.mod || true; } | sed -n 's/^> [[:space:]]*\([^ ]*\) \(v[^ ]*\).*$/\1 \2/p' | while read -r mod v; do
+			grep -Eq "^[[:space:]]*(replace[[:space:]]+)?$mod[[:space:]]+=>" go.mod || echo "go.mod raised for the build: $mod $v"
+		done >"$WORK/mod-changes"
+	)
+	{
+		echo "$info"
+		cat "$WORK/mod-changes"
+	} >"$ARGOCD_DIR/BUILD_INFO"
 	mv -f "$WORK/argocd" "$ARGOCD_DIR/argocd"
 }
 

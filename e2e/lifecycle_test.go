@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/codeloc/codeloc/internal/names"
 )
@@ -170,6 +172,47 @@ func TestRemoval(t *testing.T) {
 	} else if err != nil {
 		t.Error(err)
 	}
+	// From 3.0 Argo CD adds a finalizer to each hook it creates and removes
+	// it once the hook has completed: after every sync and the removal, no
+	// hook (preflight Pod and RBAC, migrate Job) may still hold it, or it
+	// would stay Terminating when deleted.
+	if held, err := h.hookFinalizers(ctx); err != nil {
+		t.Error(err)
+	} else if len(held) > 0 {
+		t.Errorf("objects still holding %s: %v", hookFinalizer, held)
+	}
+}
+
+// hookFinalizer is the finalizer Argo CD 3 sets on the hooks it creates.
+const hookFinalizer = "argocd.argoproj.io/hook-finalizer"
+
+// hookResources are the kinds codeloc renders as hooks: the preflight Pod
+// and its ServiceAccount, Role, RoleBinding and ConfigMap, the migrate Job.
+var hookResources = []schema.GroupVersionResource{
+	{Version: "v1", Resource: "pods"},
+	{Version: "v1", Resource: "configmaps"},
+	{Version: "v1", Resource: "serviceaccounts"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+	{Group: "batch", Version: "v1", Resource: "jobs"},
+}
+
+// hookFinalizers lists the objects of the contract's namespace, of the
+// kinds codeloc renders as hooks, that hold hookFinalizer.
+func (h *harness) hookFinalizers(ctx context.Context) ([]string, error) {
+	var held []string
+	for _, gvr := range hookResources {
+		list, err := h.dyn.Resource(gvr).Namespace(appNS).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range list.Items {
+			if slices.Contains(o.GetFinalizers(), hookFinalizer) {
+				held = append(held, o.GetKind()+"/"+o.GetName())
+			}
+		}
+	}
+	return held, nil
 }
 
 // dumpJobs logs the Jobs, their pods and the harness's runs, for a failure.
