@@ -47,6 +47,10 @@ What one request may unpack is bounded while it streams in; a request over
 a limit is refused with one line naming the flag that raises it. Each limit
 is a flag, whose default its variable sets (sizes: 64Mi, 1Gi, 500M, bytes):
 %s
+The Go runtime's soft memory limit is set to 85%% of the container's memory
+limit (cgroup) unless GOMEMLIMIT is set: near it the collector works harder,
+so a heavy render slows the server down rather than getting it killed.
+
 The PreSync Jobs it renders run codeloc-jobs from the same image.`
 
 // long is the command's help: longFormat with the table of limits.
@@ -167,6 +171,11 @@ func serve(parent context.Context, o sidecar.Options, logs io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if limit, from := sidecar.ApplyMemoryLimit(); limit > 0 {
+		o.Logger.Info("Go memory limit set from the container's", "bytes", limit, "share", sidecar.MemoryLimitShare, "from", from)
+	} else if from != "" {
+		o.Logger.Info("Go memory limit left to " + from)
+	}
 	if err := sidecar.Run(ctx, o); err != nil {
 		o.Logger.Error(names.BinarySidecar+" failed", "error", err.Error())
 		return commands.ExitError{Code: 1} // the log line says why

@@ -111,15 +111,17 @@ func TestLimitFlags(t *testing.T) {
 	t.Setenv("CODELOC_SIDECAR_MAX_ENTRIES", "20000")
 	t.Setenv("CODELOC_SIDECAR_MAX_REPO_BYTES", "128Mi")
 	t.Setenv("CODELOC_SIDECAR_MAX_CONCURRENT", "8")
+	t.Setenv("CODELOC_MAX_YAML_ALIAS_NODES", "5000")
 	var o sidecar.Options
 	fl := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	if err := limitFlags(fl, &o.Limits); err != nil {
 		t.Fatal(err)
 	}
-	if err := fl.Parse([]string{"--max-repo-bytes", "1Gi", "--max-depth=12", "--max-file-bytes", "1000000"}); err != nil {
+	if err := fl.Parse([]string{"--max-repo-bytes", "1Gi", "--max-depth=12", "--max-file-bytes", "1000000", "--max-yaml-depth", "64"}); err != nil {
 		t.Fatal(err)
 	}
-	want := sidecar.Limits{RepoBytes: 1 << 30, ExpandedBytes: 64 << 20, Entries: 20000, Depth: 12, FileBytes: 1000000, Concurrent: 8}
+	want := sidecar.Limits{RepoBytes: 1 << 30, ExpandedBytes: 64 << 20, Entries: 20000, Depth: 12, FileBytes: 1000000, Concurrent: 8,
+		YAMLBytes: 16 << 20, YAMLAliasNodes: 5000, YAMLDepth: 64}
 	if o.Limits != want {
 		t.Errorf("limits %+v, want %+v", o.Limits, want)
 	}
