@@ -96,11 +96,15 @@ func render(req Request, track bool) (*Result, error) {
 	if p != nil {
 		return nil, validate.Problems{*p}
 	}
-	built := build.Build(req.FS, root, build.Options{Track: track, YAML: req.YAMLLimits})
+	built := build.Build(req.FS, root, build.Options{Track: track, YAML: req.YAMLLimits, MaxObjects: req.Contract.Limits.Objects})
 	if built.Objects == nil {
 		return nil, built.Problems.Sorted()
 	}
 	objs := built.Objects
+	if limit := req.Contract.Limits.Objects; limit > 0 && len(objs) > limit {
+		// Generators and components add objects no resource file holds.
+		return nil, validate.Problems{build.ObjectLimit(built.Locator.RootFile(), 0, 0, limit, fmt.Sprintf("the kustomize root yields %d objects,", len(objs)))}
+	}
 	in := policy.NewContext(d, req.Contract, built.Locator)
 	// The rules read the objects as built; the edits follow.
 	errs, warnings := slices.Concat(built.Problems, policy.Check(in, objs)).Split()

@@ -141,3 +141,29 @@ func TestConcurrentWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectLimit: the contract's limits.objects bounds what the root
+// yields, generated objects included (no resource file holds them).
+func TestObjectLimit(t *testing.T) {
+	// citation's root: 2 resources and 1 generated ConfigMap, plus 2 more.
+	generated, dir := memoryCopy(t, "citation", func(k string) string {
+		return strings.Replace(k, "configMapGenerator:\n", "configMapGenerator:\n  - name: citation-a\n    literals: [a=b]\n  - name: citation-b\n    literals: [a=b]\n", 1)
+	})
+	for _, tt := range []struct {
+		limit int
+		want  string
+	}{
+		{5, ""},
+		{4, "citation/kustomization.yaml: object-limit resources: the kustomize root yields 5 objects, more than the 4 objects"},
+	} {
+		c := exampleContract(t)
+		c.Limits.Objects = tt.limit
+		_, err := render.Render(render.Request{FS: generated, Dir: dir, Contract: c, DisplayBase: "/repo"})
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("limit %d: %v", tt.limit, err)
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+			t.Errorf("limit %d: %v, want %q", tt.limit, err, tt.want)
+		}
+	}
+}

@@ -32,6 +32,7 @@ type Contract struct {
 	ObjectStorage    ObjectStorage  `json:"objectStorage"`
 	BlockStorage     BlockStorage   `json:"blockStorage"`
 	Budgets          Budgets        `json:"budgets"`
+	Limits           Limits         `json:"limits"`
 	Ceph             Ceph           `json:"ceph"`
 	Jobs             Jobs           `json:"jobs"`
 	Policy           Policy         `json:"policy"`
@@ -82,6 +83,17 @@ type Budgets struct {
 	Buckets         Quantity `json:"buckets"`
 	HeadroomPercent int      `json:"headroomPercent"`
 }
+
+// Limits bound what one code-location may render.
+type Limits struct {
+	// Objects bounds the objects a code-location's kustomize root yields
+	// (before codeloc adds its own): a code-location is not a monorepo,
+	// and kustomize's cost grows faster than the objects.
+	Objects int `json:"objects"`
+}
+
+// DefaultObjectLimit is limits.objects when the contract leaves it out.
+const DefaultObjectLimit = 1000
 
 // Ceph locates the CephCluster whose capacity preflight reads.
 type Ceph struct {
@@ -139,6 +151,9 @@ func (c *Contract) applyDefaults() {
 	}
 	if c.Ceph.ReplicaSize == 0 {
 		c.Ceph.ReplicaSize = DefaultReplicaSize
+	}
+	if _, ok := c.Pos["limits.objects"]; !ok {
+		c.Limits.Objects = DefaultObjectLimit
 	}
 	for i := range c.Databases {
 		if c.Databases[i].SSLMode == "" {

@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -121,6 +122,9 @@ func (k *contractChecker) storageAndLimits() {
 		if b.StorageClass != "" && !slices.Contains(c.ObjectStorage.StorageClasses, b.StorageClass) {
 			k.invalid(index("objectStorage.buckets", i)+".storageClass", fmt.Sprintf("%q is not in objectStorage.storageClasses", b.StorageClass), "list the class in objectStorage.storageClasses")
 		}
+	}
+	if n := c.Limits.Objects; n < 1 {
+		k.invalid("limits.objects", fmt.Sprintf("%d is not an object count", n), "use a positive count; leave it out for the default of "+strconv.Itoa(DefaultObjectLimit))
 	}
 	if hp := c.Budgets.HeadroomPercent; hp < 0 || hp >= 100 {
 		k.invalid("budgets.headroomPercent", fmt.Sprintf("%d is not a percentage below 100", hp), "use 0-99")

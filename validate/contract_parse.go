@@ -99,6 +99,11 @@ func (c *Contract) limitFields(w *walker) []field {
 				{"headroomPercent", false, w.int(&c.Budgets.HeadroomPercent)},
 			})
 		}},
+		{"limits", false, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{
+				{"objects", false, w.int(&c.Limits.Objects)},
+			})
+		}},
 		{"ceph", false, func(n *yaml.Node, path string) {
 			w.mapping(n, path, []field{
 				{"namespace", false, w.str(&c.Ceph.Namespace)},

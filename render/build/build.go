@@ -42,12 +42,17 @@ type Options struct {
 	// YAML bounds every file kustomize reads, checked before kustomize
 	// parses it (zero fields: the defaults).
 	YAML yamlbound.Limits
+	// MaxObjects, when positive, bounds the objects the resource files
+	// hold: past it the build stops reading them (the contract's
+	// limits.objects; kustomize's cost grows faster than the objects).
+	MaxObjects int
 }
 
 // Build builds the kustomize root at root on fs.
 func Build(fs fsys.FS, root string, opts Options) *Output {
 	b := newBuilder(fs, root, opts.Track)
 	b.limits = opts.YAML.WithDefaults()
+	b.maxObjects = opts.MaxObjects
 	file := b.kustomizationFile(root)
 	if b.linksOutside(file, nil, "", file) {
 		return &Output{Problems: b.problems}
@@ -113,6 +118,10 @@ type builder struct {
 	bases int
 	// limits bound each file read.
 	limits yamlbound.Limits
+	// resourceFiles are the objectFiles listed under resources: their
+	// documents are objects, counted in objects up to maxObjects.
+	resourceFiles       map[string]bool
+	objects, maxObjects int
 }
 
 // Bounds of the kustomization tree a build reads: on the disk a build's
@@ -125,7 +134,7 @@ const (
 )
 
 func newBuilder(fs fsys.FS, root string, track bool) *builder {
-	b := &builder{fs: fs, track: track, served: map[string][]byte{}, linkedKustomizations: map[string]bool{}, depth: map[string]int{}, objectFiles: map[string]bool{}}
+	b := &builder{fs: fs, track: track, served: map[string][]byte{}, linkedKustomizations: map[string]bool{}, depth: map[string]int{}, objectFiles: map[string]bool{}, resourceFiles: map[string]bool{}}
 	b.real = b.realPath(root)
 	b.rootFile = filepath.Join(b.real, filepath.Base(b.kustomizationFile(root)))
 	return b

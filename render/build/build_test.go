@@ -496,3 +496,34 @@ func TestYAMLBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestObjectLimit: the build stops reading resource files at the document
+// past the limit, wherever it is in the tree.
+func TestObjectLimit(t *testing.T) {
+	doc := func(i int) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-%d\n", i)
+	}
+	files := map[string]string{
+		"kustomization.yaml":      "resources:\n- a.yaml\n- base\n",
+		"a.yaml":                  doc(1) + "---\n" + doc(2),
+		"base/kustomization.yaml": "resources:\n- b.yaml\n",
+		"base/b.yaml":             doc(3) + "---\n" + doc(4) + "---\n" + doc(5),
+	}
+	for _, tt := range []struct {
+		limit int
+		want  []string
+	}{
+		{0, nil},
+		{5, nil},
+		{4, []string{"object-limit base/b.yaml:11:1 resources"}},
+		{1, []string{"object-limit a.yaml:6:1 resources"}},
+	} {
+		t.Run(fmt.Sprint(tt.limit), func(t *testing.T) {
+			fs, root := memTree(t, files)
+			out := Build(fs, root, Options{MaxObjects: tt.limit})
+			if got := lines(root, out.Problems); !cmp.Equal(tt.want, got, cmpopts.EquateEmpty()) {
+				t.Errorf("problems = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ const (
 	CodeMetadata         = "object-metadata"
 	CodeLinkOutside      = "link-outside"
 	CodeYAMLLimit        = "yaml-limit"
+	CodeObjectLimit      = "object-limit"
 )
 
 // CodeDocs describes each code in a sentence.
@@ -27,5 +28,6 @@ var CodeDocs = map[string]string{
 	CodeKustomizeNotes:   "A warning of kustomize's (a deprecated field); it never fails a render.",
 	CodeMetadata:         "An object's metadata in its file is malformed: labels or annotations not a map of strings, no name, an invalid label key or value.",
 	CodeLinkOutside:      "A kustomization, base or resource is reached through a symbolic link that leads outside the repo.",
+	CodeObjectLimit:      "The code-location renders more objects than the contract's limits.objects allows (a code-location is not a monorepo).",
 	CodeYAMLLimit:        "A file kustomize would read is larger, nests deeper, or expands through its YAML aliases to more nodes than a render allows (checked before anything expands it).",
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/yamlbound"
@@ -55,11 +56,15 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 	case g.b.objectFiles[path]:
 		delete(g.b.objectFiles, path) // once, though listed twice
 		before := len(g.b.problems)
-		for _, doc := range node.Documents(data) {
+		docs := node.Documents(data)
+		for _, doc := range docs {
 			g.b.checkPluginConfig(path, doc, nil)
 		}
+		if g.b.resourceFiles[path] {
+			g.b.countObjects(path, docs)
+		}
 		if len(g.b.problems) > before {
-			return nil, errRefused // kustomize stops here: it would fetch
+			return nil, errRefused // kustomize stops here: it would fetch, or read too much
 		}
 		g.b.checkMetadata(path, data)
 	}
@@ -88,6 +93,29 @@ func (b *builder) yamlLimit(path string, e *yamlbound.Exceeded) error {
 		Message: e.Detail + fmt.Sprintf(", more than the %d %s a file may have", e.Limit, e.What),
 		Hint:    "write the values out instead of through aliases, or flatten the file; a platform that needs it raises the limit with " + e.Setting})
 	return errRefused
+}
+
+// countObjects adds a resource file's objects to the build's count and
+// refuses the document past the contract's limit.
+func (b *builder) countObjects(path string, docs []*yaml.RNode) {
+	if b.maxObjects <= 0 {
+		return
+	}
+	for _, doc := range docs {
+		if b.objects++; b.objects > b.maxObjects {
+			n := doc.YNode()
+			b.problems = append(b.problems, ObjectLimit(path, n.Line, n.Column, b.maxObjects, "the resource files hold"))
+			return
+		}
+	}
+}
+
+// ObjectLimit is the problem of a code-location past the contract's
+// limits.objects; what says what went past it.
+func ObjectLimit(file string, line, col, limit int, what string) validate.Problem {
+	return validate.Problem{Code: CodeObjectLimit, Path: "resources", File: file, Line: line, Column: col,
+		Message: fmt.Sprintf("%s more than the %d objects a code-location may render (contract limits.objects)", what, limit),
+		Hint:    "a code-location is not a monorepo: split it into several code-locations, or ask the platform to raise limits.objects in the cluster contract"}
 }
 
 // errRefused stops kustomize at a file whose refusals could not be cut out

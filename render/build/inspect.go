@@ -243,6 +243,7 @@ func (b *builder) entry(dir, file, field string, item *yaml.RNode) bool {
 		return !b.linksOutside(file, n, field, b.kustomizationFile(sub)) && b.enter(file, n, field, real)
 	case field == "resources" || pluginFields[field]:
 		b.objectFiles[real] = true
+		b.resourceFiles[real] = b.resourceFiles[real] || field == "resources"
 	}
 	return true
 }

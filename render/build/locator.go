@@ -36,6 +36,9 @@ func newLocator(b *builder, file string) *Locator {
 	return l
 }
 
+// RootFile is the root kustomization, where problems of the whole build go.
+func (l *Locator) RootFile() string { return l.file }
+
 // MetadataRefused reports whether the metadata of o, as written, was
 // refused already (a decoding problem of it would say it again).
 func (l *Locator) MetadataRefused(o *yaml.RNode) bool { return l.badMetadata[node.Ref(o)] }
