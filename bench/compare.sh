@@ -53,11 +53,16 @@ echo "kustomize: $kustomize ($(du -h "$kustomize" | cut -f1), $(go version -m "$
 echo "tree:      $(git rev-parse --short HEAD)$([ -z "$(git status --porcelain 2>/dev/null)" ] || echo ' + uncommitted changes')"
 echo "machine:   $(nproc) cpus, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# The example contract allows 1,000 objects a code-location (limits.objects):
+# these measure beyond it.
+"$codeloc" contract | sed 's/^  objects: 1000$/  objects: 1000000/' >"$work/contract.yaml"
+grep -q 'objects: 1000000' "$work/contract.yaml" || { echo "compare.sh: cannot raise limits.objects" >&2; exit 1; }
+
 # Both tools must succeed and agree on the kustomize objects before any
 # timing: codeloc prints them plus the objects it adds.
 same_objects() {
 	local dir=$1
-	"$codeloc" render "$dir" >"$work/codeloc.yaml"
+	"$codeloc" render --contract "$work/contract.yaml" "$dir" >"$work/codeloc.yaml"
 	"$kustomize" build "$dir" >"$work/kustomize.yaml"
 	local ours theirs
 	ours=$(grep -c '^kind:' "$work/codeloc.yaml")
@@ -91,12 +96,12 @@ for n in $SIZES; do
 		# 5,000 one build takes about a minute. FULL=1 measures it anyway.
 		echo "-- $n objects: codeloc only, $runs run (FULL=1 adds kustomize)"
 		"${runner[@]}" --case "objects-$n" --runs "$runs" --warmup 0 --json "$work/objects-$n.json" \
-			codeloc "$codeloc render $dir"
+			codeloc "$codeloc render --contract $work/contract.yaml $dir"
 	else
 		read -r k c < <(same_objects "$dir")
 		echo "-- $n objects ($k kustomize objects, $c rendered): $runs interleaved runs each"
 		"${runner[@]}" --case "objects-$n" --runs "$runs" --warmup 1 --json "$work/objects-$n.json" \
-			codeloc "$codeloc render $dir" kustomize "$kustomize build $dir"
+			codeloc "$codeloc render --contract $work/contract.yaml $dir" kustomize "$kustomize build $dir"
 	fi
 done
 
