@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	"time"
+
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/render"
@@ -23,9 +25,19 @@ type Source struct {
 	Environ []string
 	// Contracts are the mounted cluster contracts.
 	Contracts *Contracts
-	// YAMLLimits bound each YAML file the render reads (zero fields: the
+	// Bounds bound the render.
+	Bounds Bounds
+}
+
+// Bounds bound one render.
+type Bounds struct {
+	// YAML bounds each YAML file the render reads (zero fields: the
 	// defaults).
-	YAMLLimits yamlbound.Limits
+	YAML yamlbound.Limits
+	// Budget bounds the render's time (0: none). codeloc-sidecar leaves it
+	// out and bounds the render itself, holding its concurrency slot until
+	// the render really ends.
+	Budget time.Duration
 }
 
 // Generate is the plugin's generate step, the one path of both
@@ -49,7 +61,11 @@ func Generate(src Source) (*Request, *render.Result, error) {
 	r := req.Render(src.AppDir, base, contract)
 	r.FS = src.FS
 	r.DisplayPrefix = prefix
-	r.YAMLLimits = src.YAMLLimits
-	res, err := render.Render(r)
+	r.YAMLLimits = src.Bounds.YAML
+	where := req.App.SourcePath // the folder as the repo shows it
+	if where == "" {
+		where = src.AppDir
+	}
+	res, err := render.RenderWithin(r, src.Bounds.Budget, where)
 	return req, res, err
 }

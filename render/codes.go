@@ -12,6 +12,7 @@ const (
 	CodeNamespaceMismatch = "namespace-mismatch"
 	CodeAPIMissing        = "api-not-served"
 	CodeKustomizeRoot     = "kustomize-root"
+	CodeRenderBudget      = "render-budget"
 )
 
 // CodeDocs describes each code of the render's stages in a sentence (see
@@ -21,6 +22,7 @@ var CodeDocs = func() map[string]string {
 		CodeNamespaceMismatch: "The Application's destination namespace differs from the contract's namespace.",
 		CodeAPIMissing:        "The destination cluster does not serve an API the output needs (KUBE_API_VERSIONS).",
 		CodeKustomizeRoot:     "The kustomize root parameter leaves the code-location folder.",
+		CodeRenderBudget:      "The render took longer than its budget (--max-render-seconds), well before Argo CD's own timeouts.",
 	}
 	maps.Copy(docs, build.CodeDocs)
 	maps.Copy(docs, policy.CodeDocs)

@@ -1,11 +1,13 @@
 package render_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -165,5 +167,38 @@ func TestObjectLimit(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
 			t.Errorf("limit %d: %v, want %q", tt.limit, err, tt.want)
 		}
+	}
+}
+
+// blockingFS holds every read of a kustomization until release is closed:
+// a render that outlasts any budget.
+type blockingFS struct {
+	*fsys.Memory
+	release chan struct{}
+}
+
+func (b blockingFS) ReadFile(p string) ([]byte, error) {
+	if filepath.Base(p) == "kustomization.yaml" {
+		<-b.release
+	}
+	return b.Memory.ReadFile(p)
+}
+
+// TestRenderWithin: past its budget a render is answered with the budget's
+// problem at once; within it, with the render's own result.
+func TestRenderWithin(t *testing.T) {
+	m, dir := memoryCopy(t, "citation", func(k string) string { return k })
+	c := exampleContract(t)
+	slow := blockingFS{m, make(chan struct{})}
+	defer close(slow.release)
+	_, err := render.RenderWithin(render.Request{FS: slow, Dir: dir, Contract: c, DisplayBase: "/repo"}, 50*time.Millisecond, "citation")
+	var problems validate.Problems
+	if !errors.As(err, &problems) || len(problems) != 1 || problems[0].Code != render.CodeRenderBudget || problems[0].File != "citation" ||
+		!strings.Contains(problems[0].Message, "budget of 50ms") {
+		t.Errorf("past the budget: %v", err)
+	}
+	res, err := render.RenderWithin(render.Request{FS: m, Dir: dir, Contract: c, DisplayBase: "/repo"}, time.Minute, "citation")
+	if err != nil || len(res.Objects) == 0 {
+		t.Errorf("within the budget: %v", err)
 	}
 }

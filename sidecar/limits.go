@@ -5,10 +5,12 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/codeloc/codeloc/internal/yamlbound"
+	"github.com/codeloc/codeloc/render"
 )
 
 // Limits bound what one GenerateManifest or MatchRepository request may
@@ -59,6 +61,9 @@ type Limits struct {
 	YAMLBytes      int64
 	YAMLAliasNodes int64
 	YAMLDepth      int64
+	// RenderSeconds bounds how long one render may take before its request
+	// is answered with the budget's problem (render.BudgetProblem).
+	RenderSeconds int64
 }
 
 // DefaultLimits are the limits a zero Limits field takes.
@@ -74,7 +79,13 @@ func DefaultLimits() Limits {
 		YAMLBytes:      yamlbound.DefaultBytes,
 		YAMLAliasNodes: yamlbound.DefaultAliasNodes,
 		YAMLDepth:      yamlbound.DefaultDepth,
+		RenderSeconds:  render.DefaultRenderSeconds,
 	}
+}
+
+// RenderBudget is RenderSeconds as a duration.
+func (l Limits) RenderBudget() time.Duration {
+	return time.Duration(min(l.RenderSeconds, 1<<30)) * time.Second
 }
 
 // YAML is the render's share of the limits.
@@ -90,6 +101,7 @@ func (l Limits) withDefaults() Limits {
 		{&l.RepoBytes, &d.RepoBytes}, {&l.ExpandedBytes, &d.ExpandedBytes}, {&l.Entries, &d.Entries},
 		{&l.Depth, &d.Depth}, {&l.FileBytes, &d.FileBytes}, {&l.Concurrent, &d.Concurrent},
 		{&l.YAMLBytes, &d.YAMLBytes}, {&l.YAMLAliasNodes, &d.YAMLAliasNodes}, {&l.YAMLDepth, &d.YAMLDepth},
+		{&l.RenderSeconds, &d.RenderSeconds},
 	} {
 		if *f.v <= 0 {
 			*f.v = *f.def
@@ -155,6 +167,7 @@ func (l *Limits) Settings() []LimitSetting {
 		{yamlbound.FlagBytes, yamlbound.EnvBytes, "largest YAML file a render reads", true, &l.YAMLBytes},
 		{yamlbound.FlagAliasNodes, yamlbound.EnvAliasNodes, "most nodes the YAML aliases of one file may add once expanded", false, &l.YAMLAliasNodes},
 		{yamlbound.FlagDepth, yamlbound.EnvDepth, "deepest nesting of a YAML document, aliases expanded", false, &l.YAMLDepth},
+		{render.FlagRenderSeconds, render.EnvRenderSeconds, "longest a render may take, in seconds, before its request is refused (the render ends in the background, holding its slot)", false, &l.RenderSeconds},
 	}
 }
 

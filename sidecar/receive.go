@@ -142,6 +142,18 @@ func envValue(env []*apiclient.EnvEntry, name string) string {
 
 // environ mirrors the stock cmp-server: the server's own environment, then
 // the request's non-empty entries (later entries win).
+// environValue is name's value in "NAME=value" entries, the last one
+// winning as in a process environment.
+func environValue(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
 func environ(entries []*apiclient.EnvEntry) []string {
 	env := os.Environ()
 	for _, e := range entries {

@@ -207,7 +207,7 @@ func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagement
 
 // renderRepo renders an unpacked repository and encodes the objects.
 func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([]string, error) {
-	req, res, err := s.render(ctx, rec.slot, plugin.Source{FS: repo.fs, AppDir: repo.appDir, RepoRoot: memRepo, Environ: environ(repo.env), Contracts: s.contracts, YAMLLimits: s.limits.YAML()})
+	req, res, err := s.render(ctx, rec.slot, plugin.Source{FS: repo.fs, AppDir: repo.appDir, RepoRoot: memRepo, Environ: environ(repo.env), Contracts: s.contracts, Bounds: plugin.Bounds{YAML: s.limits.YAML()}})
 	if req != nil {
 		rec.app = req.App
 	} else {
@@ -274,11 +274,19 @@ func (s *Server) render(ctx context.Context, sl *slot, src plugin.Source) (*plug
 		req, res, err := plugin.Generate(src)
 		done <- result{req, res, err}
 	}()
+	// Past its budget the request is answered with one line; the render
+	// goes on (kustomize takes no context) and keeps its slot until it
+	// ends, so the renders in memory stay bounded.
+	budget := time.NewTimer(s.limits.RenderBudget())
+	defer budget.Stop()
 	select {
 	case r := <-done:
 		return r.req, r.res, r.err
 	case <-ctx.Done():
 		return nil, nil, fmt.Errorf("render cancelled: %w", ctx.Err())
+	case <-budget.C:
+		where := environValue(src.Environ, plugin.EnvAppSourcePath)
+		return nil, nil, validate.Problems{render.BudgetProblem(s.limits.RenderBudget(), where)}
 	}
 }
 

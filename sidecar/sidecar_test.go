@@ -497,3 +497,40 @@ func TestConcurrentBound(t *testing.T) {
 		t.Errorf("%d renders at once, want 1", m)
 	}
 }
+
+// TestRenderBudget: a render past --max-render-seconds is answered with the
+// budget's one line at once, while the render goes on holding its slot:
+// with --max-concurrent 1 the next request waits until it really ends.
+func TestRenderBudget(t *testing.T) {
+	sockDir(t)
+	release := make(chan struct{})
+	var renders atomic.Int32
+	startOurs(t, exampleContract, func(o *Options) {
+		o.Limits.Concurrent = 1
+		o.Limits.RenderSeconds = 1
+		o.beforeRender = func(context.Context) {
+			if renders.Add(1) == 1 {
+				<-release // the first render outlasts its budget
+			}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := generate(ctx, "citation", genOpts{generatePath: true})
+	if err == nil || !strings.Contains(err.Error(), "InvalidArgument") ||
+		!strings.Contains(err.Error(), "render-budget: the render took longer than its budget of 1s") ||
+		!strings.Contains(err.Error(), "--max-render-seconds or CODELOC_MAX_RENDER_SECONDS") {
+		t.Fatalf("error %v, want the budget's line", err)
+	}
+	second := make(chan error, 1)
+	go func() { _, err := generate(ctx, "citation", genOpts{generatePath: true}); second <- err }()
+	select {
+	case err := <-second:
+		t.Fatalf("the second request was served while the first render held the slot: %v", err)
+	case <-time.After(1500 * time.Millisecond):
+	}
+	close(release)
+	if err := <-second; err != nil {
+		t.Errorf("second request: %v", err)
+	}
+}

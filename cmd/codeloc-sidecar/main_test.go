@@ -121,7 +121,7 @@ func TestLimitFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sidecar.Limits{RepoBytes: 1 << 30, ExpandedBytes: 64 << 20, Entries: 20000, Depth: 12, FileBytes: 1000000, Concurrent: 8,
-		YAMLBytes: 16 << 20, YAMLAliasNodes: 5000, YAMLDepth: 64}
+		YAMLBytes: 16 << 20, YAMLAliasNodes: 5000, YAMLDepth: 64, RenderSeconds: 45}
 	if o.Limits != want {
 		t.Errorf("limits %+v, want %+v", o.Limits, want)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/internal/names"
-	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render/emit"
 )
@@ -17,7 +16,7 @@ import (
 // argocd-cmp-server in the Application's folder.
 func NewGenerateCmd() *cobra.Command {
 	var contract string
-	var yaml yamlFlags
+	var bounds boundFlags
 	cmd := &cobra.Command{
 		Use:   "generate",
 		Short: "Render the code-location in the working directory for Argo CD (plugin.yaml's generate command)",
@@ -46,11 +45,15 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 			if err != nil {
 				return err
 			}
-			limits, err := yaml.limits()
+			limits, err := bounds.limits()
 			if err != nil {
 				return err
 			}
-			out, err := generate(dir, contract, limits, os.Environ(), cmd.ErrOrStderr())
+			budget, err := bounds.budget()
+			if err != nil {
+				return err
+			}
+			out, err := generate(dir, contract, plugin.Bounds{YAML: limits, Budget: budget}, os.Environ(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -58,7 +61,7 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 			return err
 		},
 	}
-	yaml.register(cmd)
+	bounds.register(cmd)
 	cmd.Flags().StringVar(&contract, "contract", "", "cluster contract file, or folder of <name>.yaml contracts (default $"+names.EnvContract+"; required)")
 	return cmd
 }
@@ -67,13 +70,13 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 // environment environ against the contract at contractPath. Warnings go
 // to notes (the plugin server logs a successful command's stderr; Argo CD
 // shows stderr only when the command fails).
-func generate(dir, contractPath string, limits yamlbound.Limits, environ []string, notes io.Writer) ([]byte, error) {
+func generate(dir, contractPath string, bounds plugin.Bounds, environ []string, notes io.Writer) ([]byte, error) {
 	if contractPath != "" {
 		if abs, err := filepath.Abs(contractPath); err == nil {
 			contractPath = abs
 		}
 	}
-	_, res, err := plugin.Generate(plugin.Source{AppDir: dir, Environ: environ, Contracts: plugin.NewContracts(contractPath), YAMLLimits: limits})
+	_, res, err := plugin.Generate(plugin.Source{AppDir: dir, Environ: environ, Contracts: plugin.NewContracts(contractPath), Bounds: bounds})
 	if err != nil {
 		return nil, err
 	}

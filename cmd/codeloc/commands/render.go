@@ -12,13 +12,13 @@ import (
 type renderFlags struct {
 	contract      string
 	kustomizeRoot string
-	yaml          yamlFlags
+	bounds        boundFlags
 }
 
 func (f *renderFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.contract, "contract", "", "cluster contract file (default: the embedded example contract)")
 	cmd.Flags().StringVar(&f.kustomizeRoot, "kustomize-root", "", "kustomize root, relative to DIR (default: DIR)")
-	f.yaml.register(cmd)
+	f.bounds.register(cmd)
 }
 
 // request loads the contract and builds the render request for dir.
@@ -27,11 +27,20 @@ func (f *renderFlags) request(dir string) (render.Request, error) {
 	if len(problems) > 0 {
 		return render.Request{}, problems.Sorted()
 	}
-	limits, err := f.yaml.limits()
+	limits, err := f.bounds.limits()
 	if err != nil {
 		return render.Request{}, err
 	}
 	return render.Request{Dir: dir, KustomizeRoot: f.kustomizeRoot, Contract: c, YAMLLimits: limits}, nil
+}
+
+// render renders req within the budget the flags set.
+func (f *renderFlags) render(req render.Request) (*render.Result, error) {
+	budget, err := f.bounds.budget()
+	if err != nil {
+		return nil, err
+	}
+	return render.RenderWithin(req, budget, req.Dir)
 }
 
 func dirArg(args []string) string {
@@ -58,7 +67,7 @@ and nothing on stdout when the input is invalid.`,
 			if err != nil {
 				return err
 			}
-			res, err := render.Render(req)
+			res, err := f.render(req)
 			if err != nil {
 				return err
 			}

@@ -82,7 +82,7 @@ func validateDir(f *renderFlags, dir string) (*validationReport, error) {
 	req, err := f.request(dir)
 	if err == nil {
 		var res *render.Result
-		res, err = render.Render(req)
+		res, err = f.render(req)
 		if err == nil {
 			report.Valid, report.CodeLocation, report.Objects = true, res.Declaration.CodeLocation, len(res.Objects)
 			report.Problems = append(report.Problems, res.Warnings...)
