@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for FUZZTIME each (default 10m; .ci/run: 60s) and
+# prints each one's executions and new interesting inputs. A failing input
+# is written by go test under the package's testdata/fuzz/<Target>/, fails
+# the run, and is kept (commit it with the fix). New interesting inputs stay
+# in go's cache ($GOCACHE/fuzz) for the next run; FUZZ_KEEP=1 copies them
+# into testdata/fuzz/<Target>/ as well, to commit the grown corpus.
+#
+#   bash .ci/fuzz.sh                      # 10 minutes each
+#   FUZZTIME=60s bash .ci/fuzz.sh         # what .ci/run does
+#   FUZZTIME=30s bash .ci/fuzz.sh ./render FuzzRender
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+FUZZTIME=${FUZZTIME:-10m}
+targets=(
+	"./validate FuzzParseDeclaration"
+	"./validate FuzzParseContract"
+	"./plugin FuzzFromEnviron"
+	"./render FuzzRender"
+)
+[ $# -eq 2 ] && targets=("$1 $2")
+OUT=${OUT:-_out/fuzz}
+mkdir -p "$OUT"
+cache=$(go env GOCACHE)/fuzz/$(go list -m)
+
+status=0
+summary=()
+for t in "${targets[@]}"; do
+	read -r pkg name <<<"$t"
+	log=$OUT/$name.log
+	echo "fuzz.sh: $pkg $name for $FUZZTIME" >&2
+	# The deadline covers the build and the minimizing of a finding.
+	if ! timeout 30m go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
+		status=1
+		tail -30 "$log" >&2
+	fi
+	last=$(grep -E 'fuzz: elapsed: .*execs: ' "$log" | tail -n1 || true)
+	summary+=("$name: ${last#*fuzz: }")
+	if [ "${FUZZ_KEEP:-}" = 1 ] && [ -d "$cache/${pkg#./}/$name" ]; then
+		mkdir -p "${pkg#./}/testdata/fuzz/$name"
+		cp -n "$cache/${pkg#./}/$name"/* "${pkg#./}/testdata/fuzz/$name/" 2>/dev/null || true
+	fi
+done
+printf '%s\n' "${summary[@]}"
+exit $status
