@@ -4,8 +4,9 @@
 # codeloc-sidecar, once through Argo CD's stock argocd-cmp-server running
 # `codeloc generate` (plugin.yaml) — then a table and the stock/ours ratios.
 #
-#   bash .ci/e2e-scale.sh                 # N=200, M=300
+#   bash .ci/e2e-scale.sh                 # N=200, M=300, on Argo CD v3.5.7
 #   E2E_STORM_SIZE=50 E2E_NODES=50 bash .ci/e2e-scale.sh
+#   ARGOCD_VERSION=2.14.21 E2E_SCALE_PLUGINS=sidecar bash .ci/e2e-scale.sh
 #
 # Tools as for .ci/e2e.sh (built or cached by .ci/e2e-tools.sh). Figures go
 # to $OUT (default _out/e2e-scale): figures.jsonl, one go test log per run.
@@ -19,7 +20,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/figures.jsonl"
 
-env_file=$(bash .ci/e2e-tools.sh | tail -n1)
+env_file=$(bash .ci/e2e-tools.sh | tail -n1) # ARGOCD_VERSION selects the version
 set -a
 # shellcheck disable=SC1090
 . "$env_file"
@@ -30,7 +31,7 @@ if [ -z "${CODELOC_E2E_BIN:-}" ]; then
 fi
 export CODELOC_E2E_BIN
 
-for plugin in sidecar stock; do
+for plugin in ${E2E_SCALE_PLUGINS:-sidecar stock}; do
 	echo "e2e-scale.sh: storm of $E2E_STORM_SIZE on $E2E_NODES nodes through $plugin" >&2
 	E2E_PLUGIN=$plugin E2E_FIGURES=$OUT/figures.jsonl CODELOC_E2E=1 CI=true \
 		go test -count=1 -timeout 60m -run '^TestStorm$' -v ./e2e/ >"$OUT/storm-$plugin.log" 2>&1 ||
@@ -43,11 +44,11 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 # "without the stream": the call less the time spent receiving the
 # repository, which only codeloc-sidecar logs (receive_ms).
-print("| run | plugin server | seconds | renders | renders/s | p50 ms | p99 ms | without the stream p50/p99 ms | peak RSS MiB |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| run | Argo CD | plugin server | seconds | renders | renders/s | p50 ms | p99 ms | without the stream p50/p99 ms | peak RSS MiB |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     split = f"{r['renderP50ms']:.1f} / {r['renderP99ms']:.1f}" if r.get('renderP99ms') else "n/a"
-    print(f"| {r['what']} ({r['codeLocations']} code-locations, {r['nodes']} nodes) | {r['plugin']} | {r['seconds']:.1f} | {r['renders']} "
+    print(f"| {r['what']} ({r['codeLocations']} code-locations, {r['nodes']} nodes) | v{r.get('argocd', '?')} | {r['plugin']} | {r['seconds']:.1f} | {r['renders']} "
           f"| {r['rendersPerSec']:.1f} | {r['p50ms']:.1f} | {r['p99ms']:.1f} | {split} | {r['peakRssMiB']:.1f} |")
 by = {(r['what'], r['plugin'].split()[0]): r for r in rows}
 for what in ("deploy", "hard refresh"):

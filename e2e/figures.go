@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -130,7 +131,7 @@ type call struct {
 // renderCalls reads the GenerateManifest calls the plugin server logged
 // after offset. codeloc-sidecar logs each render as JSON ("msg":"render",
 // "duration_ms", "receive_ms"); argocd-cmp-server logs each gRPC call with
-// grpc-middleware's logrus interceptor ("grpc.method", "grpc.time_ms").
+// grpc-middleware's interceptor ("grpc.method", "grpc.time_ms").
 // Both durations time the whole call, stream received included.
 func renderCalls(log string, offset int64, kind string) ([]call, error) {
 	f, err := os.Open(log)
@@ -158,12 +159,25 @@ func renderCall(line []byte, kind string) (call, bool) {
 		return call{}, false
 	}
 	if kind == pluginStock {
-		ms, ok := rec["grpc.time_ms"].(float64)
+		ms, ok := millis(rec["grpc.time_ms"])
 		return call{ms: ms}, ok && rec["grpc.method"] == "GenerateManifest"
 	}
 	ms, ok := rec["duration_ms"].(float64)
 	received, split := rec["receive_ms"].(float64)
 	return call{ms: ms, receiveMs: received, split: split}, ok && rec["msg"] == "render"
+}
+
+// millis reads grpc.time_ms: a number from go-grpc-middleware v1's
+// interceptor (Argo CD 2.x), a string ("81.306") from v2's (Argo CD 3.x).
+func millis(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case string:
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // saveFigures appends f to $E2E_FIGURES when set.

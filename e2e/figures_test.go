@@ -27,6 +27,10 @@ not json
 {"grpc.code":"OK","grpc.method":"GenerateManifest","grpc.service":"plugin.ConfigManagementPluginService","grpc.time_ms":85.3,"level":"info","msg":"finished streaming call with code OK"}
 time="x" level=info msg="Generating manifests"
 `, 0, []call{{85.3, 0, false}}},
+		// Argo CD 3.x: go-grpc-middleware v2 logs the duration as a string.
+		{"stock v3", pluginStock, `{"grpc.code":"OK","grpc.component":"server","grpc.method":"GenerateManifest","grpc.method_type":"client_stream","grpc.service":"plugin.ConfigManagementPluginService","grpc.time_ms":"81.306","level":"info","msg":"finished call"}
+{"grpc.component":"server","grpc.method":"GenerateManifest","level":"info","msg":"started call"}
+`, 0, []call{{81.306, 0, false}}},
 		{"after the offset", pluginSidecar, `{"msg":"render","duration_ms":1}
 {"msg":"render","duration_ms":2}
 `, int64(len(`{"msg":"render","duration_ms":1}` + "\n")), []call{{2, 0, false}}},
