@@ -159,8 +159,10 @@ func renderCall(line []byte, kind string) (call, bool) {
 		return call{}, false
 	}
 	if kind == pluginStock {
+		// The end of a call carries its code; from 3.x its start is logged
+		// too ("started call"), with a time_ms of its own.
 		ms, ok := millis(rec["grpc.time_ms"])
-		return call{ms: ms}, ok && rec["grpc.method"] == "GenerateManifest"
+		return call{ms: ms}, ok && rec["grpc.method"] == "GenerateManifest" && rec["grpc.code"] != nil
 	}
 	ms, ok := rec["duration_ms"].(float64)
 	received, split := rec["receive_ms"].(float64)

@@ -29,7 +29,7 @@ time="x" level=info msg="Generating manifests"
 `, 0, []call{{85.3, 0, false}}},
 		// Argo CD 3.x: go-grpc-middleware v2 logs the duration as a string.
 		{"stock v3", pluginStock, `{"grpc.code":"OK","grpc.component":"server","grpc.method":"GenerateManifest","grpc.method_type":"client_stream","grpc.service":"plugin.ConfigManagementPluginService","grpc.time_ms":"81.306","level":"info","msg":"finished call"}
-{"grpc.component":"server","grpc.method":"GenerateManifest","level":"info","msg":"started call"}
+{"grpc.component":"server","grpc.method":"GenerateManifest","grpc.method_type":"client_stream","grpc.time_ms":"0.009","level":"info","msg":"started call"}
 `, 0, []call{{81.306, 0, false}}},
 		{"after the offset", pluginSidecar, `{"msg":"render","duration_ms":1}
 {"msg":"render","duration_ms":2}
