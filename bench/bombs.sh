@@ -58,7 +58,7 @@ measure() {
 	shift
 	local code=0
 	/usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" || code=$?
-	read -r secs kib <"$work/time" || true
+	read -r secs kib < <(tail -n1 "$work/time") || true
 	printf '| %s | %s | %s s | %s MiB | %s |\n' "$label" "$code" "$secs" "$((${kib:-0} / 1024))" \
 		"$(grep -v '^Command' "$work/err" | head -n1 | cut -c1-110)"
 }
