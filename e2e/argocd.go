@@ -126,6 +126,14 @@ spec:
 `
 }
 
+// twoFreePorts are a server's port and its metrics port.
+func twoFreePorts() (port, metrics int, err error) {
+	if port, err = freePort(); err == nil {
+		metrics, err = freePort()
+	}
+	return port, metrics, err
+}
+
 // startRedis runs a throw-away redis-server: no persistence.
 func (h *harness) startRedis(ctx context.Context) error {
 	port, err := freePort()
@@ -155,11 +163,7 @@ func (h *harness) argoCDPath() string {
 // unless told to): v3.5 refuses --disable-tls unless --client-ca-path, a
 // flag older versions lack, is set empty.
 func (h *harness) startRepoServer(ctx context.Context) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	metrics, err := freePort()
+	port, metrics, err := twoFreePorts()
 	if err != nil {
 		return err
 	}
@@ -199,11 +203,7 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 // resource's health in the Application (status.resources[].health); the
 // resource tree is the only place a parent's view of a child's health is.
 func (h *harness) startAPIServerOfArgoCD(ctx context.Context) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	metrics, err := freePort()
+	port, metrics, err := twoFreePorts()
 	if err != nil {
 		return err
 	}

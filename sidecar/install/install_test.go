@@ -120,18 +120,24 @@ func copyFiles(t *testing.T, fs filesys.FileSystem, dir, to string) {
 	}
 }
 
-// find decodes the built object kind/namespace/name into v.
+// find decodes the built object kind/namespace/name into v, strictly.
 func find(t *testing.T, objs []object, kind, ns, name string, v any) {
+	t.Helper()
+	if err := yaml.UnmarshalStrict(lookup(t, objs, kind, ns, name), v); err != nil {
+		t.Fatalf("%s %s/%s: %v", kind, ns, name, err)
+	}
+}
+
+// lookup is the YAML of the built object kind/namespace/name.
+func lookup(t *testing.T, objs []object, kind, ns, name string) []byte {
 	t.Helper()
 	for _, o := range objs {
 		if o.Kind == kind && o.Namespace == ns && o.Name == name {
-			if err := yaml.UnmarshalStrict(o.YAML, v); err != nil {
-				t.Fatalf("%s %s/%s: %v", kind, ns, name, err)
-			}
-			return
+			return o.YAML
 		}
 	}
 	t.Fatalf("%s %s/%s not in the build", kind, ns, name)
+	return nil
 }
 
 func TestBuildObjects(t *testing.T) {

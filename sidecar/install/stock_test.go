@@ -192,15 +192,9 @@ func splitCRDs(t *testing.T, objs []object) (crds, rest []*unstructured.Unstruct
 // Argo CD may carry fields this module's k8s.io/api does not know.
 func findLoose(t *testing.T, objs []object, kind, ns, name string, v any) {
 	t.Helper()
-	for _, o := range objs {
-		if o.Kind == kind && o.Namespace == ns && o.Name == name {
-			if err := yaml.Unmarshal(o.YAML, v); err != nil {
-				t.Fatalf("%s %s/%s: %v", kind, ns, name, err)
-			}
-			return
-		}
+	if err := yaml.Unmarshal(lookup(t, objs, kind, ns, name), v); err != nil {
+		t.Fatalf("%s %s/%s: %v", kind, ns, name, err)
 	}
-	t.Fatalf("%s %s/%s not in the build", kind, ns, name)
 }
 
 func container(d appsv1.Deployment, name string) *corev1.Container {
