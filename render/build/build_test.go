@@ -498,7 +498,7 @@ func TestYAMLBounds(t *testing.T) {
 }
 
 // TestObjectLimit: the build stops reading resource files at the document
-// past the limit, wherever it is in the tree.
+// past the limit, wherever it is in the tree; a List counts its items.
 func TestObjectLimit(t *testing.T) {
 	doc := func(i int) string {
 		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-%d\n", i)
@@ -508,6 +508,14 @@ func TestObjectLimit(t *testing.T) {
 		"a.yaml":                  doc(1) + "---\n" + doc(2),
 		"base/kustomization.yaml": "resources:\n- b.yaml\n",
 		"base/b.yaml":             doc(3) + "---\n" + doc(4) + "---\n" + doc(5),
+	}
+	list := map[string]string{
+		"kustomization.yaml": "resources:\n- l.yaml\n",
+		"l.yaml":             "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n",
+	}
+	fs, root := memTree(t, list)
+	if got := lines(root, Build(fs, root, Options{MaxObjects: 2}).Problems); !cmp.Equal(got, []string{"object-limit l.yaml:6:3 resources"}) {
+		t.Errorf("a List of 3 under a limit of 2: %q", got)
 	}
 	for _, tt := range []struct {
 		limit int

@@ -102,10 +102,18 @@ func (b *builder) countObjects(path string, docs []*yaml.RNode) {
 		return
 	}
 	for _, doc := range docs {
-		if b.objects++; b.objects > b.maxObjects {
-			n := doc.YNode()
-			b.problems = append(b.problems, ObjectLimit(path, n.Line, n.Column, b.maxObjects, "the resource files hold"))
-			return
+		// A List (any document with items) is as many objects as it has
+		// items: kustomize loads each one.
+		objects := []*yaml.RNode{doc}
+		if items := node.Sequence(doc, "items"); items != nil {
+			objects = items
+		}
+		for _, o := range objects {
+			if b.objects++; b.objects > b.maxObjects {
+				n := o.YNode()
+				b.problems = append(b.problems, ObjectLimit(path, n.Line, n.Column, b.maxObjects, "the resource files hold"))
+				return
+			}
 		}
 	}
 }
