@@ -13,6 +13,7 @@ const (
 	CodeAPIMissing        = "api-not-served"
 	CodeKustomizeRoot     = "kustomize-root"
 	CodeRenderBudget      = "render-budget"
+	CodeNoCodeServer      = "dagster-no-code-server"
 )
 
 // CodeDocs describes each code of the render's stages in a sentence (see
@@ -22,6 +23,7 @@ var CodeDocs = func() map[string]string {
 		CodeNamespaceMismatch: "The Application's destination namespace differs from the contract's namespace.",
 		CodeAPIMissing:        "The destination cluster does not serve an API the output needs (KUBE_API_VERSIONS).",
 		CodeKustomizeRoot:     "The kustomize root parameter leaves the code-location folder.",
+		CodeNoCodeServer:      "Warning: no container runs a Dagster code server, so the platform's Dagster will not load the code-location and the workspace leaves it out.",
 		CodeRenderBudget:      "The render took longer than its budget (--max-render-seconds), well before Argo CD's own timeouts.",
 	}
 	maps.Copy(docs, build.CodeDocs)

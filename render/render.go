@@ -63,6 +63,17 @@ type Result struct {
 	// Warnings are kustomize's notes (deprecated fields): reported, never a
 	// failure, never on stdout.
 	Warnings validate.Problems
+	// Location is where the platform's Dagster reaches the code-location's
+	// code server (the record publishes it); nil when it runs none.
+	Location *emit.Location
+}
+
+// noCodeServer warns that a code-location runs no Dagster code server:
+// Dagster will not load it, and the workspace leaves it out.
+func noCodeServer(root string) validate.Problem {
+	return validate.Problem{Code: CodeNoCodeServer, File: root, Severity: validate.SeverityWarning,
+		Message: "no container runs a Dagster code server (dagster api grpc, dagster code-server start): the platform's Dagster will not load this code-location",
+		Hint:    "run the code server in a Deployment of the kustomize root, behind a Service named after the code-location with a port named grpc"}
 }
 
 // Render validates and builds a code-location. On any problem it returns
@@ -114,7 +125,13 @@ func render(req Request, track bool) (*Result, error) {
 	if errs := policy.Apply(in, objs); len(errs) > 0 {
 		return nil, errs.Sorted()
 	}
-	emitted, err := emit.Objects(emit.Input{Declaration: d, Contract: req.Contract, SecretKeys: in.SecretKeys()})
+	var loc *emit.Location
+	if g := in.GRPCLocation(); g != nil {
+		loc = &emit.Location{Name: g.Name, Host: g.Host, Port: g.Port}
+	} else {
+		warnings = append(warnings, noCodeServer(built.Locator.RootFile()))
+	}
+	emitted, err := emit.Objects(emit.Input{Declaration: d, Contract: req.Contract, SecretKeys: in.SecretKeys(), GRPC: loc})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +143,7 @@ func render(req Request, track bool) (*Result, error) {
 		return nil, err
 	}
 	emit.Sort(all)
-	return &Result{Declaration: d, Objects: all, Warnings: warnings.Sorted()}, nil
+	return &Result{Declaration: d, Objects: all, Warnings: warnings.Sorted(), Location: loc}, nil
 }
 
 // validateRequest runs every check that does not need the kustomize build: the

@@ -113,7 +113,7 @@ func TestConcurrentWarnings(t *testing.T) {
 		return strings.Replace(k, "resources:", "bases: []\nimageTags: []\nresources:", 1)
 	})
 	apps := []app{
-		{withLabels, labelsDir, []string{"kustomize-warning citation/kustomization.yaml:17:1 commonLabels"}},
+		{withLabels, labelsDir, []string{"kustomize-warning citation/kustomization.yaml:26:1 commonLabels"}},
 		{withBases, basesDir, []string{"kustomize-warning citation/kustomization.yaml:3:1 bases", "kustomize-warning citation/kustomization.yaml:4:1 imageTags"}},
 	}
 	const renders = 16
@@ -147,16 +147,16 @@ func TestConcurrentWarnings(t *testing.T) {
 // TestObjectLimit: the contract's limits.objects bounds what the root
 // yields, generated objects included (no resource file holds them).
 func TestObjectLimit(t *testing.T) {
-	// citation's root: 2 resources and 1 generated ConfigMap, plus 2 more.
-	generated, dir := memoryCopy(t, "citation", func(k string) string {
-		return strings.Replace(k, "configMapGenerator:\n", "configMapGenerator:\n  - name: citation-a\n    literals: [a=b]\n  - name: citation-b\n    literals: [a=b]\n", 1)
+	// mediawatch's root: 2 resources and 1 generated ConfigMap, plus 2 more.
+	generated, dir := memoryCopy(t, "mediawatch", func(k string) string {
+		return strings.Replace(k, "configMapGenerator:\n", "configMapGenerator:\n  - name: mediawatch-a\n    literals: [a=b]\n  - name: mediawatch-b\n    literals: [a=b]\n", 1)
 	})
 	for _, tt := range []struct {
 		limit int
 		want  string
 	}{
 		{5, ""},
-		{4, "citation/kustomization.yaml: object-limit resources: the kustomize root yields 5 objects, more than the 4 objects"},
+		{4, "mediawatch/kustomization.yaml: object-limit resources: the kustomize root yields 5 objects, more than the 4 objects"},
 	} {
 		c := exampleContract(t)
 		c.Limits.Objects = tt.limit

@@ -27,6 +27,18 @@ func Check(d *Declaration, c *Contract) Problems {
 			add(CodeUnknownSecret, index("dependsOn.secrets", i), fmt.Sprintf("secret %q is not provided by the cluster contract", s), known("secrets", namesOf(c.Secrets, func(s Secret) string { return s.Name })))
 		}
 	}
+	for i, name := range d.DependsOn.ConfigMaps {
+		if name != "" && !c.HasConfigMap(name) {
+			add(CodeUnknownConfigMap, index("dependsOn.configMaps", i), fmt.Sprintf("ConfigMap %q is not provided by the cluster contract", name),
+				known("configMaps", namesOf(c.ConfigMaps, providedName))+"; a ConfigMap of the code-location's own is shipped in its kustomize root, not declared")
+		}
+	}
+	for i, name := range d.DependsOn.ServiceAccounts {
+		if name != "" && !c.HasServiceAccount(name) {
+			add(CodeUnknownServiceAccount, index("dependsOn.serviceAccounts", i), fmt.Sprintf("ServiceAccount %q is not provided by the cluster contract", name),
+				known("serviceAccounts", namesOf(c.ServiceAccounts, providedName))+"; an account of the code-location's own is shipped in its kustomize root, not declared")
+		}
+	}
 	for i, name := range d.DependsOn.Database {
 		path := index("dependsOn.database", i)
 		db, ok := c.Database(name)
@@ -133,6 +145,8 @@ func joinInts(vs []int) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+func providedName(p Provided) string { return p.Name }
 
 // namesOf lists the names of the contract's entries, for hints.
 func namesOf[T any](items []T, name func(T) string) []string {

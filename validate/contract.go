@@ -29,6 +29,8 @@ type Contract struct {
 	Registry         string         `json:"registry"`
 	Databases        []Database     `json:"databases,omitempty"`
 	Secrets          []Secret       `json:"secrets,omitempty"`
+	ConfigMaps       []Provided     `json:"configMaps,omitempty"`
+	ServiceAccounts  []Provided     `json:"serviceAccounts,omitempty"`
 	ObjectStorage    ObjectStorage  `json:"objectStorage"`
 	BlockStorage     BlockStorage   `json:"blockStorage"`
 	Budgets          Budgets        `json:"budgets"`
@@ -36,6 +38,7 @@ type Contract struct {
 	Ceph             Ceph           `json:"ceph"`
 	Jobs             Jobs           `json:"jobs"`
 	Policy           Policy         `json:"policy"`
+	Dagster          Dagster        `json:"dagster"`
 	File             string         `json:"-"`
 	Raw              []byte         `json:"-"`
 	Pos              map[string]Pos `json:"-"`
@@ -56,6 +59,29 @@ type Secret struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 }
+
+// Provided is a platform object (ConfigMap, ServiceAccount) a
+// code-location may declare and then read or run as.
+type Provided struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// Dagster is where the platform's Dagster runs: codeloc generates its
+// workspace and reloads a code-location after each sync.
+type Dagster struct {
+	// WebserverURL, when set, is the URL of the Dagster webserver inside
+	// the cluster (http://dagster-dagster-webserver.dagster.svc:80): each
+	// sync ends with a PostSync hook reloading the code-location there.
+	WebserverURL string `json:"webserverURL,omitempty"`
+	// WorkspaceConfigMap names the ConfigMap holding workspace.yaml that
+	// `codeloc application` generates (the chart's
+	// dagsterWebserver.workspace.externalConfigmap).
+	WorkspaceConfigMap string `json:"workspaceConfigMap,omitempty"`
+}
+
+// DefaultWorkspaceConfigMap is dagster.workspaceConfigMap when left out.
+const DefaultWorkspaceConfigMap = "dagster-workspace"
 
 // ObjectStorage lists object-storage classes and provided buckets.
 type ObjectStorage struct {
@@ -149,6 +175,9 @@ func (c *Contract) applyDefaults() {
 	if c.Jobs.ActiveDeadlineSeconds == 0 {
 		c.Jobs.ActiveDeadlineSeconds = DefaultActiveDeadlineSeconds
 	}
+	if c.Dagster.WorkspaceConfigMap == "" {
+		c.Dagster.WorkspaceConfigMap = DefaultWorkspaceConfigMap
+	}
 	if c.Ceph.ReplicaSize == 0 {
 		c.Ceph.ReplicaSize = DefaultReplicaSize
 	}
@@ -185,6 +214,17 @@ func (c *Contract) Bucket(name string) (ProvidedBucket, bool) {
 		return ProvidedBucket{}, false
 	}
 	return c.ObjectStorage.Buckets[i], true
+}
+
+// HasConfigMap reports whether the contract offers a platform ConfigMap.
+func (c *Contract) HasConfigMap(name string) bool { return hasProvided(c.ConfigMaps, name) }
+
+// HasServiceAccount reports whether the contract offers a platform
+// ServiceAccount.
+func (c *Contract) HasServiceAccount(name string) bool { return hasProvided(c.ServiceAccounts, name) }
+
+func hasProvided(items []Provided, name string) bool {
+	return slices.ContainsFunc(items, func(p Provided) bool { return p.Name == name })
 }
 
 // HasSecret reports whether the contract lets code-locations declare a secret.

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ func (c *Contract) check() Problems {
 	k.databasesAndSecrets()
 	k.storageAndLimits()
 	k.policy()
+	k.dagster()
 	return k.ps
 }
 
@@ -100,6 +102,8 @@ func (k *contractChecker) databasesAndSecrets() {
 		}
 		secretNames[s.Name] = true
 	}
+	k.provided("configMaps", "ConfigMap", c.ConfigMaps)
+	k.provided("serviceAccounts", "ServiceAccount", c.ServiceAccounts)
 	for i, db := range c.Databases {
 		p := index("databases", i)
 		if _, ok := c.Pos[p+".port"]; ok && (db.Port < 1 || db.Port > 65535) {
@@ -111,6 +115,35 @@ func (k *contractChecker) databasesAndSecrets() {
 		if db.CredentialsSecret != "" && !secretNames[db.CredentialsSecret] {
 			k.invalid(p+".credentialsSecret", fmt.Sprintf("secret %q is not listed in secrets", db.CredentialsSecret), "add it to secrets so code-locations can declare it")
 		}
+	}
+}
+
+// provided checks the names of a list of platform objects of one kind.
+func (k *contractChecker) provided(path, kind string, items []Provided) {
+	seen := map[string]bool{}
+	for i, it := range items {
+		p := index(path, i) + ".name"
+		if it.Name != "" && len(validation.IsDNS1123Subdomain(it.Name)) > 0 {
+			k.invalid(p, fmt.Sprintf("%q is not a valid %s name", it.Name, kind), "use a DNS-1123 subdomain")
+		}
+		if seen[it.Name] {
+			k.invalid(p, fmt.Sprintf("%q is listed twice", it.Name), "list it once")
+		}
+		seen[it.Name] = true
+	}
+}
+
+// dagster checks where the platform's Dagster is reached.
+func (k *contractChecker) dagster() {
+	d := k.c.Dagster
+	if u := d.WebserverURL; u != "" {
+		parsed, err := url.Parse(u)
+		if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" || parsed.User != nil || parsed.RawQuery != "" || parsed.Fragment != "" {
+			k.invalid("dagster.webserverURL", fmt.Sprintf("%q is not an http(s) URL of the webserver", u), "write the in-cluster URL Dagster's webserver answers on, e.g. http://dagster-dagster-webserver.dagster.svc:80")
+		}
+	}
+	if n := d.WorkspaceConfigMap; len(validation.IsDNS1123Subdomain(n)) > 0 {
+		k.invalid("dagster.workspaceConfigMap", fmt.Sprintf("%q is not a valid ConfigMap name", n), "use a DNS-1123 subdomain")
 	}
 }
 

@@ -65,6 +65,8 @@ func (c *Contract) providedFields(w *walker) []field {
 				c.Secrets = append(c.Secrets, s)
 			})
 		}},
+		{"configMaps", false, w.providedList(&c.ConfigMaps)},
+		{"serviceAccounts", false, w.providedList(&c.ServiceAccounts)},
 		{"objectStorage", false, func(n *yaml.Node, path string) {
 			w.mapping(n, path, []field{
 				{"storageClasses", false, w.strList(&c.ObjectStorage.StorageClasses)},
@@ -110,6 +112,12 @@ func (c *Contract) limitFields(w *walker) []field {
 				{"replicaSize", false, w.int(&c.Ceph.ReplicaSize)},
 			})
 		}},
+		{"dagster", false, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{
+				{"webserverURL", false, w.str(&c.Dagster.WebserverURL)},
+				{"workspaceConfigMap", false, w.str(&c.Dagster.WorkspaceConfigMap)},
+			})
+		}},
 		{"jobs", true, func(n *yaml.Node, path string) {
 			w.mapping(n, path, []field{
 				{"image", true, w.str(&c.Jobs.Image)},
@@ -119,5 +127,19 @@ func (c *Contract) limitFields(w *walker) []field {
 				{"memory", false, w.quantity(&c.Jobs.Memory)},
 			})
 		}},
+	}
+}
+
+// providedList decodes a list of {name, description}.
+func (w *walker) providedList(dst *[]Provided) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		w.list(n, path, func(item *yaml.Node, ip string) {
+			var p Provided
+			w.mapping(item, ip, []field{
+				{"name", true, w.str(&p.Name)},
+				{"description", false, w.str(&p.Description)},
+			})
+			*dst = append(*dst, p)
+		})
 	}
 }

@@ -56,8 +56,12 @@ type DependsOn struct {
 	CodeLocations []string `json:"codeLocations,omitempty"`
 	Database      []string `json:"database,omitempty"`
 	Secrets       []string `json:"secrets,omitempty"`
-	Buckets       []Bucket `json:"buckets,omitempty"`
-	Migrations    []string `json:"migrations,omitempty"`
+	// ConfigMaps and ServiceAccounts are the platform's own objects the
+	// code-location reads or runs as (the Dagster instance, the run env).
+	ConfigMaps      []string `json:"configMaps,omitempty"`
+	ServiceAccounts []string `json:"serviceAccounts,omitempty"`
+	Buckets         []Bucket `json:"buckets,omitempty"`
+	Migrations      []string `json:"migrations,omitempty"`
 }
 
 // Bucket is an ObjectBucketClaim the code-location needs.
@@ -180,6 +184,8 @@ func (w *walker) dependsOn(n *yaml.Node, path string, dep *DependsOn) {
 		{"codeLocations", false, w.strList(&dep.CodeLocations)},
 		{"database", false, w.strList(&dep.Database)},
 		{"secrets", false, w.strList(&dep.Secrets)},
+		{"configMaps", false, w.strList(&dep.ConfigMaps)},
+		{"serviceAccounts", false, w.strList(&dep.ServiceAccounts)},
 		{"buckets", false, func(n *yaml.Node, path string) {
 			w.list(n, path, func(item *yaml.Node, ip string) {
 				var b Bucket
@@ -240,6 +246,15 @@ func (d *Declaration) checkForm() Problems {
 			add(CodeBadName, path, fmt.Sprintf("%q is not a valid Secret name", v), "use a DNS-1123 subdomain: lowercase letters, digits, '-' and '.'")
 		}
 	})
+	subdomain := func(kind string) func(path, v string) {
+		return func(path, v string) {
+			if v != "" && len(validation.IsDNS1123Subdomain(v)) > 0 {
+				add(CodeBadName, path, fmt.Sprintf("%q is not a valid %s name", v, kind), "use a DNS-1123 subdomain: lowercase letters, digits, '-' and '.'")
+			}
+		}
+	}
+	eachName("configMaps", d.DependsOn.ConfigMaps, subdomain("ConfigMap"))
+	eachName("serviceAccounts", d.DependsOn.ServiceAccounts, subdomain("ServiceAccount"))
 	bucketNames := make([]string, len(d.DependsOn.Buckets))
 	for i, b := range d.DependsOn.Buckets {
 		bucketNames[i] = b.Name

@@ -16,7 +16,8 @@ import (
 	"github.com/codeloc/codeloc/validate"
 )
 
-// adrExample is the manifest of ADR 0094 §3, unchanged.
+// adrExample is the manifest of ADR 0094 §3, with the Dagster platform
+// objects its code server and run pods read declared.
 const adrExample = "../fixtures/citation/code-location.manifest.yaml"
 
 func mustContract(t testing.TB) *validate.Contract {
@@ -37,8 +38,8 @@ func TestADRExampleValidates(t *testing.T) {
 		t.Fatalf("ADR example against the example contract: %v", problems)
 	}
 	want := validate.DependsOn{
-		CodeLocations: []string{"mediawatch"}, Database: []string{"pgvector"}, Secrets: []string{"pgvector-pg-auth"},
-		Migrations: []string{"001-researchers-hnsw.sql"},
+		CodeLocations: []string{"mediawatch"}, Database: []string{"pgvector"}, Secrets: []string{"pgvector-pg-auth", "dagster-postgresql-secret"},
+		ConfigMaps: []string{"dagster-instance", "dagster-pipeline-env"}, Migrations: []string{"001-researchers-hnsw.sql"},
 	}
 	got := d.DependsOn
 	got.Buckets = nil

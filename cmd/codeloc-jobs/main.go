@@ -22,6 +22,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := commands.NewRoot(names.BinaryJobs, "Run codeloc's PreSync Jobs: the live preflight checks and the SQL migrations",
 		newPreflightCmd(),
 		newMigrateCmd(),
+		newReloadCmd(),
 		commands.NewValidateCmd(runLive),
 		commands.NewVersionCmd(names.BinaryJobs),
 	)

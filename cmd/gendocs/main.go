@@ -18,6 +18,7 @@ import (
 	"github.com/codeloc/codeloc/appofapps"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/preflight"
+	"github.com/codeloc/codeloc/reload"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -29,6 +30,7 @@ var sources = []source{
 	{"render", "The kustomize build and the policy on the objects it yields, checked at render time.", render.CodeDocs},
 	{"plugin", "What Argo CD sends the plugin: parameters, env entries, the mounted contract.", plugin.CodeDocs},
 	{"preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs.md](jobs.md#preflight-failures).", preflight.CodeDocs},
+	{"reload", "`codeloc-jobs reload`, the PostSync pod that reloads the code-location in the platform's Dagster webserver. What each answer means: [jobs.md](jobs.md#reload-failures).", reload.CodeDocs},
 	{"appofapps", "`codeloc application`: the dependency graph and the Application template.", appofapps.CodeDocs},
 }
 

@@ -92,7 +92,7 @@ spec:
       containers:
         - name: dagster
           image: gen-dagster
-          args: ["dagster", "api", "grpc", "-h", "0.0.0.0", "-p", "3030", "-m", "gen.worker_%05d"]
+          args: [%s, "-m", "gen.worker_%05d"]
           ports:
             - name: grpc
               containerPort: 3030
@@ -109,8 +109,17 @@ spec:
             grpc:
               port: 3030
             periodSeconds: 10
-`, i, i, i, i, i, i, i)
+`, i, i, i, i, i, workerCommand(i), i, i)
 	}},
+}
+
+// workerCommand: the first worker is the code-location's one Dagster code
+// server, the others serve gRPC without being one.
+func workerCommand(i int) string {
+	if i == 0 {
+		return `"dagster", "api", "grpc", "-h", "0.0.0.0", "-p", "3030"`
+	}
+	return `"python", "-m", "gen.grpc", "--port", "3030"`
 }
 
 // Revision is the generated code-location's declared revision.

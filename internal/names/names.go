@@ -40,6 +40,10 @@ const (
 // flag is given.
 const EnvContract = "CODELOC_CONTRACT"
 
+// EnvDagsterWebserverURL is the Dagster webserver `codeloc-jobs reload`
+// calls when no --webserver-url flag is given.
+const EnvDagsterWebserverURL = "CODELOC_DAGSTER_WEBSERVER_URL"
+
 // Labels codeloc sets, and reads back at sync time.
 const (
 	// LabelCodeLocation marks every object (and pod template) of a
@@ -48,7 +52,8 @@ const (
 	LabelCodeLocation = "codeloc.dev/code-location"
 	// LabelRevision carries the declared revision.
 	LabelRevision = "codeloc.dev/revision"
-	// LabelJob tells the preflight pod from the migration Job's pods.
+	// LabelJob tells the hooks' pods apart: "preflight", "migrate" (the
+	// migration Job's pods) and "reload" (the PostSync reload pod).
 	LabelJob = "codeloc.dev/job"
 	// LabelManagedBy is the well-known managed-by label.
 	LabelManagedBy = "app.kubernetes.io/managed-by"
@@ -67,6 +72,11 @@ const (
 	RecordKeyRevision        = "revision"
 	RecordKeyContractVersion = "contractVersion"
 	RecordKeyDependsOn       = "dependsOn"
+	// The gRPC location of the code server, when there is one: where the
+	// platform's Dagster loads the code-location (a workspace grpc_server).
+	RecordKeyGRPCHost     = "grpcHost"
+	RecordKeyGRPCPort     = "grpcPort"
+	RecordKeyLocationName = "locationName"
 )
 
 // SecretKeysFile is the preflight input, next to the declaration, that
@@ -80,6 +90,10 @@ func PreflightName(codeLocation string) string { return codeLocation + "-preflig
 
 // MigrateName names the migration Job.
 func MigrateName(codeLocation string) string { return codeLocation + "-migrate" }
+
+// ReloadName names the PostSync pod that reloads the code-location in the
+// platform's Dagster webserver (`codeloc-jobs reload`).
+func ReloadName(codeLocation string) string { return codeLocation + "-reload" }
 
 // DataClaimName is the block PVC of a code-location (resources.disk).
 func DataClaimName(codeLocation string) string { return codeLocation + "-data" }

@@ -48,6 +48,16 @@ type Input struct {
 	// SecretKeys are the keys the pods read from each declared secret,
 	// which the preflight checks exist.
 	SecretKeys map[string][]string
+	// GRPC is where the platform's Dagster reaches the code server; nil
+	// when the code-location runs none.
+	GRPC *Location
+}
+
+// Location is a Dagster gRPC location, as the record publishes it.
+type Location struct {
+	Name string
+	Host string
+	Port int
 }
 
 // emitter builds one code-location's objects.
@@ -56,11 +66,12 @@ type emitter struct {
 	c *validate.Contract
 	// secretKeys: see Input.
 	secretKeys map[string][]string
+	grpc       *Location
 }
 
 // Objects builds the objects the cluster adds to the code-location's own.
 func Objects(in Input) ([]*yaml.RNode, error) {
-	e := &emitter{d: in.Declaration, c: in.Contract, secretKeys: in.SecretKeys}
+	e := &emitter{d: in.Declaration, c: in.Contract, secretKeys: in.SecretKeys, grpc: in.GRPC}
 	objs := []any{
 		e.preflightServiceAccount(),
 		e.preflightRole(),
@@ -76,6 +87,9 @@ func Objects(in Input) ([]*yaml.RNode, error) {
 		objs = append(objs, e.dataClaim())
 	}
 	objs = append(objs, e.record())
+	if e.c.Dagster.WebserverURL != "" && e.grpc != nil { // a Dagster to tell, a code server to reload
+		objs = append(objs, e.reloadPod(e.grpc.Name))
+	}
 	out := make([]*yaml.RNode, len(objs))
 	for i, o := range objs {
 		n, err := toNode(o)
@@ -110,21 +124,32 @@ func (e *emitter) preflightServiceAccount() *corev1.ServiceAccount {
 // preflightRole grants exactly what preflight reads in the namespace: the
 // declared secrets (their metadata, or their key names when the pods read
 // keys of them: RBAC cannot tell either from the whole object), the
-// dependencies' records, the declared OBCs, quotas and pods.
+// dependencies' records and the declared platform ConfigMaps (one rule),
+// the declared platform ServiceAccounts, the declared OBCs, quotas and
+// pods. Names keep their declaration order, each listed once.
 func (e *emitter) preflightRole() *rbacv1.Role {
 	var rules []rbacv1.PolicyRule
 	named := func(group, resource string, names []string) {
-		if len(names) == 0 {
+		seen := make(map[string]bool, len(names))
+		var list []string
+		for _, n := range names {
+			if n != "" && !seen[n] {
+				seen[n] = true
+				list = append(list, n)
+			}
+		}
+		if len(list) == 0 {
 			return // an empty resourceNames would grant every object
 		}
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get"}, ResourceNames: names})
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get"}, ResourceNames: list})
 	}
 	named("", "secrets", e.d.DependsOn.Secrets)
-	records := make([]string, len(e.d.DependsOn.CodeLocations))
-	for i, dep := range e.d.DependsOn.CodeLocations {
-		records[i] = names.RecordName(dep)
+	configMaps := make([]string, 0, len(e.d.DependsOn.CodeLocations)+len(e.d.DependsOn.ConfigMaps))
+	for _, dep := range e.d.DependsOn.CodeLocations {
+		configMaps = append(configMaps, names.RecordName(dep))
 	}
-	named("", "configmaps", records)
+	named("", "configmaps", append(configMaps, e.d.DependsOn.ConfigMaps...))
+	named("", "serviceaccounts", e.d.DependsOn.ServiceAccounts)
 	buckets := make([]string, len(e.d.DependsOn.Buckets))
 	for i, b := range e.d.DependsOn.Buckets {
 		buckets[i] = b.Name
@@ -292,7 +317,7 @@ func (e *emitter) dataClaim() *corev1.PersistentVolumeClaim {
 
 // record publishes the code-location's state for dependents' preflights.
 func (e *emitter) record() *corev1.ConfigMap {
-	return &corev1.ConfigMap{
+	cm := &corev1.ConfigMap{
 		TypeMeta:   typeMeta("v1", "ConfigMap"),
 		ObjectMeta: e.meta(names.RecordName(e.d.CodeLocation), nil),
 		Data: map[string]string{
@@ -303,6 +328,12 @@ func (e *emitter) record() *corev1.ConfigMap {
 			names.RecordKeyDependsOn:       strings.Join(e.d.DependsOn.CodeLocations, ","),
 		},
 	}
+	if g := e.grpc; g != nil {
+		cm.Data[names.RecordKeyGRPCHost] = g.Host
+		cm.Data[names.RecordKeyGRPCPort] = strconv.Itoa(g.Port)
+		cm.Data[names.RecordKeyLocationName] = g.Name
+	}
+	return cm
 }
 
 // Write writes objects as one YAML stream.

@@ -27,6 +27,18 @@ const (
 	CodeRequestsMissing       = "requests-missing"
 	CodeRequestsOverDeclared  = "requests-over-declared"
 
+	// What a Dagster code server hands its run pods, and how Dagster finds it.
+	CodeContextInvalid    = "container-context-invalid"
+	CodeContextUnreadable = "container-context-unreadable"
+	CodeContextNamespace  = "container-context-namespace"
+	CodeContextField      = "container-context-field"
+	CodeDagsterImage      = "dagster-image"
+	CodeCodeServers       = "dagster-code-servers"
+	CodeGRPCPort          = "dagster-grpc-port"
+	CodeGRPCHost          = "dagster-grpc-host"
+	CodeGRPCService       = "dagster-grpc-service"
+	CodeLocationName      = "dagster-location-name"
+
 	// Objects well-formed before they reach the cluster.
 	CodeMalformed = "object-malformed"
 	CodeIdentity  = "object-identity"
@@ -57,6 +69,17 @@ var CodeDocs = map[string]string{
 	CodeImageUnpinned:         "An image has neither a digest nor a tag other than latest.",
 	CodeRequestsMissing:       "A container of a long-running workload does not set both cpu and memory requests.",
 	CodeRequestsOverDeclared:  "The pods' requests add up to more than the declared resources.cpu or resources.memory.",
+
+	CodeContextInvalid:    "A Dagster container context is not JSON, or not Dagster's K8sContainerContext schema (an unknown key, a wrong type): Dagster would refuse it too.",
+	CodeContextUnreadable: "A Dagster container context comes from where codeloc cannot read it (a Secret, a ConfigMap the render does not ship, an env var at run time): what it hands the run pods would be unknown.",
+	CodeContextNamespace:  "A Dagster container context launches run pods in another namespace than the contract's.",
+	CodeContextField:      "A Dagster container context sets what Dagster and the cluster own on run pods: reserved labels, the Job's pod template or pod count.",
+	CodeDagsterImage:      "DAGSTER_CURRENT_IMAGE (or DAGSTER_CONTAINER_IMAGE, --container-image) is not the container's own image: run pods would launch another image than the declared revision's.",
+	CodeCodeServers:       "More than one container runs a Dagster code server: a code-location is one gRPC location.",
+	CodeGRPCPort:          "The code server does not serve on a TCP port a Service can reach (no --port, a socket, a port from elsewhere).",
+	CodeGRPCHost:          "The code server listens on localhost (Dagster's default host): set -h 0.0.0.0 so that the webserver and daemon reach it.",
+	CodeGRPCService:       "No Service (or more than one) of the render reaches the code server's port: Dagster's workspace needs one host and port.",
+	CodeLocationName:      "The code server's --location-name is not the code-location's name, which the workspace and the reload use.",
 
 	CodeMalformed: "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type.",
 	CodeIdentity:  "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other.",

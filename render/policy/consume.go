@@ -43,6 +43,8 @@ type binding struct {
 	buckets         map[string]bool // declared buckets: their OBC's Secret and ConfigMap
 	configMaps      map[string]bool // ConfigMaps the render ships (hashed names)
 	serviceAccounts map[string]bool // ServiceAccounts the render ships
+	platformCMs     map[string]bool // dependsOn.configMaps
+	platformSAs     map[string]bool // dependsOn.serviceAccounts
 	keys            map[string]map[string]bool
 }
 
@@ -50,6 +52,7 @@ func (in *Context) newBinding(objs []*yaml.RNode) *binding {
 	b := &binding{
 		in: in, secrets: map[string]bool{}, buckets: map[string]bool{},
 		configMaps: map[string]bool{}, serviceAccounts: map[string]bool{}, keys: map[string]map[string]bool{},
+		platformCMs: setOf(in.d.DependsOn.ConfigMaps), platformSAs: setOf(in.d.DependsOn.ServiceAccounts),
 	}
 	for _, s := range in.d.DependsOn.Secrets {
 		b.secrets[s] = true
@@ -174,10 +177,22 @@ func (b *binding) secretProblem(name string) (string, string) {
 	return msg, fmt.Sprintf("the cluster contract offers no secret %s: ask the platform to provide it, then declare it in dependsOn.secrets", name)
 }
 
+func setOf(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
 // configMapProblem says why the pods may not read ConfigMap name.
 func (b *binding) configMapProblem(name string) (string, string) {
-	if b.configMaps[name] || b.buckets[name] {
+	if b.configMaps[name] || b.buckets[name] || b.platformCMs[name] {
 		return "", ""
+	}
+	if b.in.c.HasConfigMap(name) {
+		return fmt.Sprintf("ConfigMap %q is the platform's, and the declaration does not name it", name),
+			fmt.Sprintf("declare it: add %s to dependsOn.configMaps, so that the preflight checks it exists before the pods start", name)
 	}
 	if cl, ok := strings.CutPrefix(name, names.RecordName("")); ok && cl != "" {
 		return fmt.Sprintf("ConfigMap %q is the record codeloc publishes for code-location %s, not a ConfigMap of this code-location", name, cl),
@@ -187,8 +202,8 @@ func (b *binding) configMapProblem(name string) (string, string) {
 		return fmt.Sprintf("ConfigMap %q belongs to bucket %s, which the declaration does not list", name, name),
 			fmt.Sprintf("declare the bucket in dependsOn.buckets (codeloc then injects its %s* variables)", names.BucketEnvPrefix(name))
 	}
-	return fmt.Sprintf("ConfigMap %q is not shipped by this render nor a declared bucket's", name),
-		"ship it in the kustomize root (resources or configMapGenerator): a code-location's pods read only its own ConfigMaps and its declared buckets'"
+	return fmt.Sprintf("ConfigMap %q is not shipped by this render, declared, nor a declared bucket's", name),
+		"ship it in the kustomize root (resources or configMapGenerator), or declare one the contract offers in dependsOn.configMaps: a code-location's pods read only its own ConfigMaps, the declared ones and its declared buckets'"
 }
 
 // claimProblem says why the pods may not mount PersistentVolumeClaim name.
@@ -214,11 +229,15 @@ func (b *binding) serviceAccountProblem(name string) (string, string) {
 		return fmt.Sprintf("ServiceAccount %q is the account of codeloc's preflight pod for code-location %s", name, cl),
 			"run as default or as a ServiceAccount the code-location ships (not named <name>-preflight): preflight accounts carry codeloc's read grants"
 	}
-	if name == "" || name == "default" || b.serviceAccounts[name] {
+	if name == "" || name == "default" || b.serviceAccounts[name] || b.platformSAs[name] {
 		return "", ""
 	}
-	return fmt.Sprintf("ServiceAccount %q is not shipped by this render", name),
-		fmt.Sprintf("ship a ServiceAccount named %s in the kustomize root, or remove the field to run as default", name)
+	if b.in.c.HasServiceAccount(name) {
+		return fmt.Sprintf("ServiceAccount %q is the platform's, and the declaration does not name it", name),
+			fmt.Sprintf("declare it: add %s to dependsOn.serviceAccounts, so that the preflight checks it exists before the pods start", name)
+	}
+	return fmt.Sprintf("ServiceAccount %q is neither shipped by this render nor declared", name),
+		fmt.Sprintf("ship a ServiceAccount named %s in the kustomize root, declare one the contract offers in dependsOn.serviceAccounts, or remove the field to run as default", name)
 }
 
 func (b *binding) contractSecret(name string) bool {

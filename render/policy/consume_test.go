@@ -342,7 +342,7 @@ func TestCheckConsumptionMessages(t *testing.T) {
 		{spec: `  containers: [{name: a, envFrom: [{configMapRef: {name: atlas-datalake}}]}]`, decl: noBucket,
 			want: `ConfigMap "atlas-datalake" belongs to bucket atlas-datalake, which the declaration does not list (declare the bucket in dependsOn.buckets (codeloc then injects its ATLAS_DATALAKE_* variables))`},
 		{spec: `  containers: [{name: a, envFrom: [{configMapRef: {name: settings}}]}]`,
-			want: `ConfigMap "settings" is not shipped by this render nor a declared bucket's (ship it in the kustomize root (resources or configMapGenerator): a code-location's pods read only its own ConfigMaps and its declared buckets')`},
+			want: `ConfigMap "settings" is not shipped by this render, declared, nor a declared bucket's (ship it in the kustomize root (resources or configMapGenerator), or declare one the contract offers in dependsOn.configMaps: a code-location's pods read only its own ConfigMaps, the declared ones and its declared buckets')`},
 		{spec: `  volumes: [{name: a, persistentVolumeClaim: {claimName: citation-data}}]`, decl: noDisk,
 			want: `PersistentVolumeClaim "citation-data" exists only when resources.disk is declared (declare resources.disk in code-location.manifest.yaml: codeloc then provides citation-data on the cluster's block storage)`},
 		{spec: `  volumes: [{name: a, persistentVolumeClaim: {claimName: shared}}]`,
@@ -358,7 +358,7 @@ func TestCheckConsumptionMessages(t *testing.T) {
 		{spec: `  volumes: [{name: a, persistentVolumeClaim: {claimName: ""}}]`,
 			want: `the reference names no PersistentVolumeClaim (set the name: the API server refuses an empty one)`},
 		{spec: `  serviceAccountName: citation-runner`,
-			want: `ServiceAccount "citation-runner" is not shipped by this render (ship a ServiceAccount named citation-runner in the kustomize root, or remove the field to run as default)`},
+			want: `ServiceAccount "citation-runner" is neither shipped by this render nor declared (ship a ServiceAccount named citation-runner in the kustomize root, declare one the contract offers in dependsOn.serviceAccounts, or remove the field to run as default)`},
 	}
 	for _, tt := range tests {
 		in := consumeInstance(t, tt.decl)

@@ -20,6 +20,8 @@ type Context struct {
 	// secretKeys are the keys the pods read from each declared secret
 	// (consumptionRule): the preflight checks they exist.
 	secretKeys map[string][]string
+	// grpc is where Dagster reaches the code server (dagsterRule).
+	grpc *GRPCLocation
 	// pods caches the decoded pod specs (podSpecOf).
 	pods map[*yaml.Node]decodedPod
 }

@@ -35,6 +35,8 @@ var Rules = []Rule{
 	podSecurityRule{},
 	imageRule{},
 	requestRule{},
+	containerContextRule{},
+	dagsterRule{},
 }
 
 // Check runs every rule over the objects as kustomize built them.

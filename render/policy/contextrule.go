@@ -1,0 +1,301 @@
+package policy
+
+import (
+	"fmt"
+
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	psaapi "k8s.io/pod-security-admission/api"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// containerContextRule holds the run pods Dagster launches from a code
+// server to the declaration, through the container context the code
+// server hands them (DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT,
+// DAGSTER_CONTAINER_CONTEXT, --container-context): the same rules as a
+// pod spec (what they consume, Pod Security, images, requests within the
+// declared resources) and the contract's namespace. A context codeloc
+// cannot read is refused: what it hands the run pods would be unknown.
+type containerContextRule struct{}
+
+func (containerContextRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+	b := in.newBinding(objs)
+	cms := shippedConfigMaps(objs)
+	var ps validate.Problems
+	for _, o := range objs {
+		if handledByPolicy(o) {
+			continue
+		}
+		n, path := podSpec(o)
+		if n == nil {
+			continue
+		}
+		spec, ok, _ := in.podSpecOf(n)
+		if !ok {
+			continue
+		}
+		for _, ct := range podContainers(spec, path) {
+			found, unreadable := contextSources(ct.c, ct.path, cms)
+			for _, src := range unreadable {
+				ps = append(ps, in.problem(o, CodeContextUnreadable, src.field,
+					fmt.Sprintf("%s%s: codeloc cannot read this container context: %s", src.name, src.from, src.text),
+					"write the context as the env var's value, or in a ConfigMap of the kustomize root: it binds every run pod Dagster launches, so codeloc must read it"))
+			}
+			for _, src := range found {
+				for _, f := range b.checkContext(src.text) {
+					at := src.name + src.from
+					if f.path != "" {
+						at += ": " + f.path
+					}
+					ps = append(ps, in.problem(o, f.code, src.field, at+": "+f.msg, f.hint))
+				}
+			}
+		}
+	}
+	return ps
+}
+
+// containerAt is a container of a pod spec and its field path.
+type containerAt struct {
+	c    *corev1.Container
+	path string
+}
+
+func podContainers(spec *corev1.PodSpec, path string) []containerAt {
+	var out []containerAt
+	for i := range spec.InitContainers {
+		out = append(out, containerAt{&spec.InitContainers[i], fmt.Sprintf("%s.initContainers[%d]", path, i)})
+	}
+	for i := range spec.Containers {
+		out = append(out, containerAt{&spec.Containers[i], fmt.Sprintf("%s.containers[%d]", path, i)})
+	}
+	return out
+}
+
+// checkContext returns every fault of one container context's text.
+func (b *binding) checkContext(text string) []contextFault {
+	m, fault := parseContext(text)
+	if fault != nil {
+		return []contextFault{*fault}
+	}
+	d := &contextDecoder{}
+	k := d.decodeContext(m)
+	if k == nil {
+		return d.faults
+	}
+	faults := d.faults
+	faults = append(faults, b.contextReferences(k)...)
+	if k.namespace != "" && k.namespace != b.in.c.Namespace {
+		faults = append(faults, contextFault{CodeContextNamespace, "k8s.namespace",
+			fmt.Sprintf("launches the run pods in namespace %q, not the code-location's %s", k.namespace, b.in.c.Namespace),
+			"remove namespace: run pods run in the contract's namespace, where the declared objects are"})
+	}
+	faults = append(faults, reservedLabels(k.labels, "k8s")...)
+	faults = append(faults, reservedLabels(k.run.labels, "k8s.run_k8s_config.pod_template_spec_metadata")...)
+	pods := []struct {
+		path string
+		pod  corev1.PodSpec
+	}{{"k8s.run_k8s_config", k.runPod(k.run)}}
+	if k.server.pod != nil || k.server.container != nil {
+		pods = append(pods, struct {
+			path string
+			pod  corev1.PodSpec
+		}{"k8s.server_k8s_config", k.runPod(k.server)})
+	}
+	for _, pc := range pods {
+		faults = append(faults, b.in.contextPodSecurity(pc.path, &pc.pod)...)
+		faults = append(faults, b.in.contextImages(pc.path, &pc.pod)...)
+	}
+	faults = append(faults, b.in.contextRequests(k.runPod(k.run))...)
+	return faults
+}
+
+// contextReferences checks what the run pods read by name.
+func (b *binding) contextReferences(k *k8sContext) []contextFault {
+	var c collector
+	for i, s := range k.pullSecrets {
+		c.ref(kindSecret, s, fmt.Sprintf("k8s.image_pull_secrets[%d].name", i))
+	}
+	if k.serviceAccount != "" {
+		c.ref(kindServiceAccount, k.serviceAccount, "k8s.service_account_name")
+	}
+	for i, s := range k.envSecrets {
+		c.ref(kindSecret, s, fmt.Sprintf("k8s.env_secrets[%d]", i))
+	}
+	for i, s := range k.envConfigMaps {
+		c.ref(kindConfigMap, s, fmt.Sprintf("k8s.env_config_maps[%d]", i))
+	}
+	c.env(k.env, nil, "k8s")
+	for i, v := range k.volumes {
+		c.volume(v.VolumeSource, fmt.Sprintf("k8s.volumes[%d]", i))
+	}
+	for _, rc := range []struct {
+		path string
+		cfg  runConfig
+	}{{"k8s.run_k8s_config", k.run}, {"k8s.server_k8s_config", k.server}} {
+		if rc.cfg.container != nil {
+			c.env(rc.cfg.container.Env, rc.cfg.container.EnvFrom, rc.path+".container_config")
+		}
+		if rc.cfg.pod != nil {
+			c.pod(rc.cfg.pod, rc.path+".pod_spec_config")
+		}
+	}
+	var faults []contextFault
+	for _, r := range c.refs {
+		rule := referenceRules[r.kind]
+		msg, hint := rule.reason(b, r.name)
+		if r.name == "" && r.kind != kindServiceAccount {
+			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
+		}
+		if msg != "" {
+			faults = append(faults, contextFault{rule.code, r.field, msg, hint})
+		}
+	}
+	for _, field := range c.ephemeral {
+		faults = append(faults, contextFault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
+	}
+	for _, key := range c.keys {
+		b.in.addSecretKey(b, key)
+	}
+	return faults
+}
+
+// addSecretKey records a key the run pods read from a declared secret, for
+// the preflight to check, beside those consumptionRule found.
+func (in *Context) addSecretKey(b *binding, k secretKey) {
+	if !b.secrets[k.secret] {
+		return
+	}
+	if in.secretKeys == nil {
+		in.secretKeys = map[string][]string{}
+	}
+	if !slices.Contains(in.secretKeys[k.secret], k.key) {
+		in.secretKeys[k.secret] = append(in.secretKeys[k.secret], k.key)
+		slices.Sort(in.secretKeys[k.secret])
+	}
+}
+
+// reservedPrefixes are label prefixes Dagster and codeloc set on run pods
+// and admission reads: a context may not set them.
+var reservedPrefixes = []string{"dagster/", "codeloc.dev/"}
+
+func reservedLabels(labels map[string]string, path string) []contextFault {
+	var out []contextFault
+	for _, k := range sortedKeys(labels) {
+		for _, p := range reservedPrefixes {
+			if strings.HasPrefix(k, p) {
+				out = append(out, contextFault{CodeContextField, path + ".labels." + k,
+					fmt.Sprintf("sets label %s, which Dagster and the cluster set on run pods to tell whose they are", k),
+					"remove it: choose a label outside the dagster/ and codeloc.dev/ prefixes"})
+			}
+		}
+	}
+	return out
+}
+
+// runPod is the pod Dagster would launch with the context, over a base
+// that passes every Pod Security level: what fails is what the context
+// sets (the launcher's own settings are the platform's).
+func (k *k8sContext) runPod(rc runConfig) corev1.PodSpec {
+	pod := corev1.PodSpec{}
+	if rc.pod != nil {
+		pod = *rc.pod.DeepCopy()
+	}
+	if pod.SecurityContext == nil {
+		pod.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
+	}
+	main := corev1.Container{Name: "dagster"}
+	if rc.container != nil {
+		main = *rc.container.DeepCopy()
+	}
+	if main.Name == "" {
+		main.Name = "dagster" // Dagster's default (dagster_k8s/job.py)
+	}
+	if main.SecurityContext == nil {
+		main.SecurityContext = k.securityContext
+	}
+	if main.SecurityContext == nil {
+		main.SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+	}
+	if len(main.Resources.Requests) == 0 && len(main.Resources.Limits) == 0 && k.resources != nil {
+		main.Resources = *k.resources
+	}
+	pod.Containers = append([]corev1.Container{main}, pod.Containers...)
+	pod.Volumes = append(pod.Volumes, k.volumes...)
+	return pod
+}
+
+// contextPodSecurity evaluates a run pod at the contract's level.
+func (in *Context) contextPodSecurity(path string, pod *corev1.PodSpec) []contextFault {
+	lv := psaapi.LevelVersion{Level: psaapi.Level(in.c.Policy.PodSecurity), Version: psaapi.LatestVersion()}
+	var out []contextFault
+	for _, r := range podSecurityEvaluator().EvaluatePod(lv, &metav1.ObjectMeta{}, pod) {
+		if r.Allowed {
+			continue
+		}
+		msg := fmt.Sprintf("the pods it launches violate PodSecurity %q: %s", lv.String(), r.ForbiddenReason)
+		if r.ForbiddenDetail != "" {
+			msg += " (" + r.ForbiddenDetail + ")"
+		}
+		out = append(out, contextFault{CodePodSecurity, path, msg, in.podSecurityHint(r.ForbiddenReason) + " (in the context's pod_spec_config, container_config or security_context)"})
+	}
+	return out
+}
+
+// contextImages checks the images a context sets: container_config.image
+// replaces the code server's image in the run pods.
+func (in *Context) contextImages(path string, pod *corev1.PodSpec) []contextFault {
+	var out []contextFault
+	for i, c := range pod.Containers {
+		if i == 0 && c.Image == "" {
+			continue // the run pod runs the code server's image
+		}
+		at := path + ".container_config.image"
+		if i > 0 {
+			at = fmt.Sprintf("%s.pod_spec_config.containers[%d].image", path, i-1)
+		}
+		if code, msg, hint := in.imageFault(c.Image); code != "" {
+			out = append(out, contextFault{code, at, msg, hint})
+		}
+	}
+	return out
+}
+
+// contextRequests holds one run pod's requests to the declared resources,
+// which the ADR defines as the run pods' requests.
+func (in *Context) contextRequests(pod corev1.PodSpec) []contextFault {
+	var out []contextFault
+	for _, r := range budgetedResources {
+		var total resource.Quantity
+		for _, c := range pod.Containers {
+			total.Add(containerAmount(c, r))
+		}
+		for _, c := range pod.InitContainers {
+			if q := containerAmount(c, r); q.Cmp(total) > 0 {
+				total = q
+			}
+		}
+		if declared := in.declaredAmount(r); total.Cmp(declared) > 0 {
+			out = append(out, contextFault{CodeRequestsOverDeclared, "k8s.resources",
+				fmt.Sprintf("a run pod requests %s %s, more than the declared resources.%s %s", total.String(), r, r, declared.String()),
+				fmt.Sprintf("lower the context's %s request (resources, or run_k8s_config.container_config.resources) to %s%s", r, declared.String(), in.orDeclare(r, total))})
+		}
+	}
+	return out
+}
+
+// containerAmount is what a container requests of r (the limit when only
+// that is set, as Kubernetes defaults it).
+func containerAmount(c corev1.Container, r corev1.ResourceName) resource.Quantity {
+	if q, ok := c.Resources.Requests[r]; ok {
+		return q
+	}
+	return c.Resources.Limits[r]
+}

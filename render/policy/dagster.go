@@ -1,0 +1,265 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/render/node"
+	"github.com/codeloc/codeloc/validate"
+)
+
+// GRPCLocation is where the platform's Dagster reaches a code-location's
+// code server: a Dagster workspace grpc_server entry.
+type GRPCLocation struct {
+	// Name is the Dagster location_name: the code-location's name.
+	Name string
+	// Service is the Service that reaches the code server.
+	Service string
+	// Host is <service>.<namespace>.svc.
+	Host string
+	// Port is the Service's port that reaches the server's.
+	Port int
+}
+
+// GRPCLocation is the code-location's gRPC location, nil when it runs no
+// code server (known once Check ran without problems).
+func (in *Context) GRPCLocation() *GRPCLocation { return in.grpc }
+
+// imageEnvNames are where a code server reads the image its run pods
+// launch (Dagster reads --container-image, else DAGSTER_CURRENT_IMAGE).
+var imageEnvNames = []string{"DAGSTER_CURRENT_IMAGE", "DAGSTER_CONTAINER_IMAGE", "DAGSTER_CLI_API_GRPC_CONTAINER_IMAGE"}
+
+// dagsterRule finds the code-location's Dagster code server and how the
+// platform's Dagster reaches it: one server, on a TCP port of every
+// interface, reached by one Service of the render, under the
+// code-location's name. It also holds the image Dagster launches run
+// pods from to the container's own (the declared revision).
+type dagsterRule struct{}
+
+func (dagsterRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+	cms := shippedConfigMaps(objs)
+	var ps validate.Problems
+	var servers []*codeServer
+	for _, o := range objs {
+		if handledByPolicy(o) {
+			continue
+		}
+		n, path := podSpec(o)
+		if n == nil {
+			continue
+		}
+		spec, ok, _ := in.podSpecOf(n)
+		if !ok {
+			continue
+		}
+		for _, ct := range podContainers(spec, path) {
+			ps = append(ps, in.oneImage(o, ct, cms)...)
+		}
+		for i := range spec.Containers {
+			if s := findCodeServer(o, &spec.Containers[i], fmt.Sprintf("%s.containers[%d]", path, i), podLabels(o)); s != nil {
+				servers = append(servers, s)
+			}
+		}
+	}
+	in.grpc = nil
+	switch {
+	case len(servers) > 1:
+		for _, s := range servers[1:] {
+			ps = append(ps, in.problem(s.o, CodeCodeServers, s.path, fmt.Sprintf("runs a second Dagster code server (%s); the first is in %s %s", s.command, servers[0].o.GetKind(), servers[0].o.GetName()),
+				"a code-location is one Dagster location: serve all its definitions from one code server, or split it into code-locations"))
+		}
+	case len(servers) == 1:
+		ps = append(ps, in.locate(servers[0], objs)...)
+	}
+	return ps
+}
+
+// podLabels are the labels of a workload's pods.
+func podLabels(o *yaml.RNode) map[string]string {
+	if o.GetKind() == "Pod" {
+		return o.GetLabels()
+	}
+	tmpl, err := o.Pipe(yaml.Lookup(podTemplatePath(o.GetKind())...))
+	if err != nil || tmpl == nil {
+		return nil
+	}
+	return tmpl.GetLabels()
+}
+
+// oneImage refuses an image setting of Dagster's that is not the
+// container's own image: run pods would launch another revision.
+func (in *Context) oneImage(o *yaml.RNode, ct containerAt, cms map[string]*yaml.RNode) validate.Problems {
+	found, unreadable := envSources(ct.c, ct.path, cms, imageEnvNames, "--container-image")
+	var ps validate.Problems
+	fix := fmt.Sprintf("set it to %q, the container's image after kustomize's images: transform, or let kustomize copy the image into it (replacements:, see docs/declaration.md)", ct.c.Image)
+	for _, src := range unreadable {
+		ps = append(ps, in.problem(o, CodeDagsterImage, src.field, fmt.Sprintf("%s%s: codeloc cannot read the image Dagster launches runs from: %s", src.name, src.from, src.text), fix))
+	}
+	for _, src := range found {
+		if src.text != ct.c.Image {
+			ps = append(ps, in.problem(o, CodeDagsterImage, src.field,
+				fmt.Sprintf("%s%s is %q, not the container's image %q: every run would launch that image, not the declared revision %s", src.name, src.from, oneLine(src.text), ct.c.Image, in.d.Revision), fix))
+		}
+	}
+	return ps
+}
+
+// oneLine bounds a value shown in a message to one short line.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i] + "..."
+	}
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+// locate checks the code server's settings and finds the Service that
+// reaches it.
+func (in *Context) locate(s *codeServer, objs []*yaml.RNode) validate.Problems {
+	problem := func(code, field, msg, hint string) validate.Problems {
+		if field == "" {
+			field = s.path
+		}
+		return validate.Problems{in.problem(s.o, code, field, msg, hint)}
+	}
+	portHint := fmt.Sprintf("run `%s -h 0.0.0.0 -p 3030 ...` (a literal port) and a Service with a port named grpc targeting it", s.command)
+	switch {
+	case s.socket.field != "":
+		return problem(CodeGRPCPort, s.socket.field, "the code server serves on a Unix socket, which no Service reaches", portHint)
+	case s.port.fromEnv:
+		return problem(CodeGRPCPort, s.port.field, "the code server's port comes from elsewhere (valueFrom): codeloc cannot tell where Dagster reaches it", portHint)
+	case s.port.field == "":
+		return problem(CodeGRPCPort, "", fmt.Sprintf("the code server (%s) sets no --port: it serves on no TCP port", s.command), portHint)
+	case s.portNumber() == 0:
+		return problem(CodeGRPCPort, s.port.field, fmt.Sprintf("%q is not a TCP port", oneLine(s.port.value)), portHint)
+	case s.host.fromEnv || !listensEverywhere(s.host.value):
+		host := s.host.value
+		if s.host.field == "" {
+			host = "localhost (the default)"
+		}
+		return problem(CodeGRPCHost, s.host.field, fmt.Sprintf("the code server listens on %s: Dagster's webserver and daemon, in other pods, cannot reach it", oneLine(host)), "add -h 0.0.0.0 to the command line")
+	case s.location.fromEnv || (s.location.field != "" && s.location.value != in.d.CodeLocation):
+		return problem(CodeLocationName, s.location.field, fmt.Sprintf("the code server calls its location %q, not the code-location's name %s", oneLine(s.location.value), in.d.CodeLocation),
+			fmt.Sprintf("remove --location-name, or set it to %s: the workspace and the reload name the location after the code-location", in.d.CodeLocation))
+	}
+	return in.findService(s, objs)
+}
+
+// servicePort is a Service port that reaches the code server.
+type servicePort struct {
+	service string
+	port    corev1.ServicePort
+}
+
+// findService finds the one Service port of the render that reaches the
+// code server: preferably the Service named after the code-location and
+// its port named grpc.
+func (in *Context) findService(s *codeServer, objs []*yaml.RNode) validate.Problems {
+	port := int32(s.portNumber())
+	var reach []servicePort
+	var selecting []string
+	for _, o := range objs {
+		if o.GetApiVersion() != "v1" || o.GetKind() != "Service" || handledByPolicy(o) {
+			continue
+		}
+		svc, ok := decodeService(o)
+		if !ok || !selects(svc.Spec.Selector, s.labels) {
+			continue
+		}
+		selecting = append(selecting, svc.Name)
+		for _, p := range svc.Spec.Ports {
+			if reaches(p, port, s.container) && (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) {
+				reach = append(reach, servicePort{svc.Name, p})
+			}
+		}
+	}
+	if len(reach) == 0 {
+		msg := fmt.Sprintf("no Service of the render selects the code server's pods and reaches its port %d", port)
+		if len(selecting) > 0 {
+			msg = fmt.Sprintf("Service %s selects the code server's pods but none of its ports reaches port %d", strings.Join(selecting, ", "), port)
+		}
+		return validate.Problems{in.problem(s.o, CodeGRPCService, s.path, msg,
+			fmt.Sprintf("ship a Service named %s selecting the pods, with a port named grpc targeting %d: Dagster's workspace reaches the code server through it", in.d.CodeLocation, port))}
+	}
+	best, ok := in.bestPort(reach)
+	if !ok {
+		return validate.Problems{in.problem(s.o, CodeGRPCService, s.path,
+			fmt.Sprintf("Services %s all reach the code server: Dagster's workspace needs one", strings.Join(serviceNames(reach), ", ")),
+			fmt.Sprintf("name the one Dagster reaches %s, after the code-location", in.d.CodeLocation))}
+	}
+	in.grpc = &GRPCLocation{Name: in.d.CodeLocation, Service: best.service, Host: best.service + "." + in.c.Namespace + ".svc", Port: int(best.port.Port)}
+	return nil
+}
+
+// bestPort picks the Service named after the code-location if several
+// reach the server, then its port named grpc, else its first.
+func (in *Context) bestPort(reach []servicePort) (servicePort, bool) {
+	names := serviceNames(reach)
+	if len(names) > 1 {
+		if !slices.Contains(names, in.d.CodeLocation) {
+			return servicePort{}, false
+		}
+		reach = slices.DeleteFunc(reach, func(p servicePort) bool { return p.service != in.d.CodeLocation })
+	}
+	if i := slices.IndexFunc(reach, func(p servicePort) bool { return p.port.Name == "grpc" }); i >= 0 {
+		return reach[i], true
+	}
+	return reach[0], true
+}
+
+func serviceNames(ps []servicePort) []string {
+	var out []string
+	for _, p := range ps {
+		if !slices.Contains(out, p.service) {
+			out = append(out, p.service)
+		}
+	}
+	return out
+}
+
+func decodeService(o *yaml.RNode) (*corev1.Service, bool) {
+	data, err := node.JSON(o.YNode())
+	if err != nil {
+		return nil, false
+	}
+	var svc corev1.Service
+	if json.Unmarshal(data, &svc) != nil {
+		return nil, false
+	}
+	return &svc, true
+}
+
+// selects reports whether a Service selector matches pod labels; an empty
+// selector selects no pod (its endpoints are managed by hand).
+func selects(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// reaches reports whether a Service port forwards to the server's port:
+// its targetPort is that number, or names a container port of that
+// number; no targetPort means the port itself.
+func reaches(p corev1.ServicePort, port int32, c *corev1.Container) bool {
+	switch t := p.TargetPort; {
+	case t.Type == intstr.String && t.StrVal != "":
+		return slices.ContainsFunc(c.Ports, func(cp corev1.ContainerPort) bool { return cp.Name == t.StrVal && cp.ContainerPort == port })
+	case t.IntVal != 0:
+		return t.IntVal == port
+	}
+	return p.Port == port
+}

@@ -1,0 +1,238 @@
+package policy
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/codeloc/codeloc/validate"
+)
+
+// contextPod is a Pod of citation whose one container hands the run pods
+// the container context ctx (a JSON text) through env.
+func contextPod(env, ctx string) string {
+	return consumePod(fmt.Sprintf("  containers: [{name: dagster, image: registry:80/citation-dagster:a3f9c1d, env: [{name: %s, value: %q}]}]", env, ctx))
+}
+
+// codes lists each problem as "code message" for the cases' assertions.
+func codes(ps validate.Problems) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Code+" "+p.Message)
+	}
+	return out
+}
+
+func TestContainerContext(t *testing.T) {
+	const env = "DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT"
+	withPlatform := func(s string) string {
+		return s + "  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"
+	}
+	tests := []struct {
+		name, ctx string
+		decl      func(string) string
+		want      []string // prefixes of "code message", in order
+	}{
+		{"declared objects pass", `{"k8s": {"env_secrets": ["pgvector-pg-auth"], "env_config_maps": ["dagster-pipeline-env"], "service_account_name": "dagster", "namespace": "dagster", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}, "env_vars": ["A=b"]}`, withPlatform, nil},
+		{"camelCase keys pass", `{"k8s": {"volumes": [{"name": "i", "configMap": {"name": "dagster-pipeline-env"}}], "run_k8s_config": {"pod_spec_config": {"securityContext": {"runAsNonRoot": true}}}}}`, withPlatform, nil},
+		{"another code-location's secret", `{"k8s": {"env_secrets": ["mediawatch-token"]}}`, nil,
+			[]string{`consume-secret DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_secrets[0]: Secret "mediawatch-token"`}},
+		{"argocd-secret as a volume", `{"k8s": {"volumes": [{"name": "x", "secret": {"secret_name": "argocd-secret"}}]}}`, nil,
+			[]string{`consume-secret DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.volumes[0].secret.secretName: Secret "argocd-secret"`}},
+		{"the platform's account, undeclared", `{"k8s": {"service_account_name": "dagster"}}`, nil,
+			[]string{`consume-service-account DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.service_account_name: ServiceAccount "dagster" is the platform's`}},
+		{"a platform ConfigMap, undeclared", `{"k8s": {"env_config_maps": ["dagster-instance"]}}`, nil,
+			[]string{`consume-configmap DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_config_maps[0]: ConfigMap "dagster-instance" is the platform's`}},
+		{"pull secret", `{"k8s": {"image_pull_secrets": [{"name": "regcred"}]}}`, nil,
+			[]string{`consume-secret DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.image_pull_secrets[0].name: Secret "regcred"`}},
+		{"env valueFrom in container_config", `{"k8s": {"run_k8s_config": {"container_config": {"env": [{"name": "T", "value_from": {"secret_key_ref": {"name": "other", "key": "k"}}}]}}}}`, nil,
+			[]string{`consume-secret DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.container_config.env[0].valueFrom.secretKeyRef.name: Secret "other"`}},
+		{"16 cpu", `{"k8s": {"resources": {"requests": {"cpu": "16"}}}}`, nil,
+			[]string{`requests-over-declared DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.resources: a run pod requests 16 cpu, more than the declared resources.cpu 500m`}},
+		{"container_config resources win", `{"k8s": {"resources": {"requests": {"memory": "1Gi"}}, "run_k8s_config": {"container_config": {"resources": {"limits": {"memory": "4Gi"}}}}}}`, nil,
+			[]string{`requests-over-declared DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.resources: a run pod requests 4Gi memory`}},
+		{"host_network", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"host_network": true}}}}`, nil,
+			[]string{`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config: the pods it launches violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)`}},
+		{"host_ipc, an acronym the Python client spells host_ipc", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"host_ipc": true}}}}`, nil,
+			[]string{`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config: the pods it launches violate PodSecurity "baseline:latest": host namespaces (hostIPC=true)`}},
+		{"privileged security_context", `{"k8s": {"security_context": {"privileged": true}}}`, nil,
+			[]string{`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config: the pods it launches violate PodSecurity "baseline:latest": privileged (container "dagster"`}},
+		{"server_k8s_config is held too", `{"k8s": {"server_k8s_config": {"pod_spec_config": {"hostPID": true}}}}`, nil,
+			[]string{`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.server_k8s_config: the pods it launches violate PodSecurity "baseline:latest": host namespaces (hostPID=true)`}},
+		{"another namespace", `{"k8s": {"namespace": "argocd"}}`, nil,
+			[]string{`container-context-namespace DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.namespace: launches the run pods in namespace "argocd"`}},
+		{"image from elsewhere", `{"k8s": {"run_k8s_config": {"container_config": {"image": "docker.io/library/python:latest"}}}}`, nil,
+			[]string{`policy-image-registry DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.container_config.image: image "docker.io/library/python:latest" does not come from registry:80`}},
+		{"own image, stale revision", `{"k8s": {"run_k8s_config": {"container_config": {"image": "registry:80/citation-dagster:b4e5f6a"}}}}`, nil,
+			[]string{`policy-image-revision DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.container_config.image: image "registry:80/citation-dagster:b4e5f6a" has b4e5f6a, not the declared revision a3f9c1d`}},
+		{"reserved label", `{"k8s": {"labels": {"dagster/code-location": "mediawatch"}}}`, nil,
+			[]string{`container-context-field DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.labels.dagster/code-location: sets label dagster/code-location`}},
+		{"the Job's template", `{"k8s": {"run_k8s_config": {"job_spec_config": {"template": {"spec": {"containers": []}}}}}}`, nil,
+			[]string{`container-context-field DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.job_spec_config.template: sets the run's pods`}},
+		{"unknown key of the k8s shape", `{"k8s": {"env_secret": ["a"]}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_secret: is not a field`}},
+		{"unknown key of an API object", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"host_netwrok": true}}}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.pod_spec_config.host_netwrok: PodSpec has no field "host_netwrok"`}},
+		{"both spellings of one field", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"host_network": false, "hostNetwork": true}}}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.pod_spec_config.host_network: "hostNetwork" and "host_network" are the same field`,
+				`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config: the pods it launches violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)`}},
+		{"wrong type", `{"k8s": {"env_secrets": "pgvector-pg-auth"}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_secrets: is a JSON string, not a list`}},
+		{"a value read at run time", `{"k8s": {"service_account_name": {"env": "SA"}}}`, nil,
+			[]string{`container-context-unreadable DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.service_account_name: is read from an environment variable`}},
+		{"malformed JSON names the byte", `{"k8s": {"env_secrets": ["a"],, }}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: not JSON at byte 31: invalid character ','`}},
+		{"cut short", `{"k8s": {`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: not JSON: it ends at byte 9`}},
+		{"trailing data", `{"k8s": {}} {}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: not JSON: data after the JSON value`}},
+		{"not an object", `["k8s"]`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: is a JSON list, not an object`}},
+		{"another launcher", `{"ecs": {}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: ecs: is not read by Dagster's Kubernetes run launcher`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := consumeInstance(t, tt.decl)
+			got := codes(containerContextRule{}.Check(in, consumeObjects(t, contextPod(env, tt.ctx))))
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("problem %d:\n got %s\nwant %s...", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestContainerContextSources(t *testing.T) {
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: citation-run}\ndata:\n  ctx: '{\"k8s\": {\"env_secrets\": [\"other\"]}}'\n  DAGSTER_CONTAINER_CONTEXT: '{\"k8s\": {\"namespace\": \"x\"}}'\n---\n"
+	tests := []struct {
+		name, container string
+		want            []string
+	}{
+		{"from a shipped ConfigMap's key", `{name: d, env: [{name: DAGSTER_CONTAINER_CONTEXT, valueFrom: {configMapKeyRef: {name: citation-run, key: ctx}}}]}`,
+			[]string{`consume-secret DAGSTER_CONTAINER_CONTEXT (ConfigMap citation-run, key ctx): k8s.env_secrets[0]`}},
+		{"a missing key", `{name: d, env: [{name: DAGSTER_CONTAINER_CONTEXT, valueFrom: {configMapKeyRef: {name: citation-run, key: nope}}}]}`,
+			[]string{`container-context-unreadable DAGSTER_CONTAINER_CONTEXT (ConfigMap citation-run, key nope): codeloc cannot read`}},
+		{"from a Secret", `{name: d, env: [{name: DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: ctx}}}]}`,
+			[]string{`container-context-unreadable DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: codeloc cannot read this container context: it comes from Secret pgvector-pg-auth`}},
+		{"from an unshipped ConfigMap", `{name: d, env: [{name: DAGSTER_CONTAINER_CONTEXT, valueFrom: {configMapKeyRef: {name: elsewhere, key: ctx}}}]}`,
+			[]string{`container-context-unreadable DAGSTER_CONTAINER_CONTEXT: codeloc cannot read this container context: it comes from ConfigMap elsewhere`}},
+		{"by envFrom", `{name: d, envFrom: [{configMapRef: {name: citation-run}}]}`,
+			[]string{`container-context-namespace DAGSTER_CONTAINER_CONTEXT (ConfigMap citation-run, key DAGSTER_CONTAINER_CONTEXT): k8s.namespace`}},
+		{"on the command line", `{name: d, args: [dagster, api, grpc, --container-context, '{"k8s": {"namespace": "y"}}']}`,
+			[]string{`container-context-namespace --container-context: k8s.namespace`}},
+		{"with =", `{name: d, args: ['--container-context={"k8s": {"namespace": "y"}}']}`,
+			[]string{`container-context-namespace --container-context: k8s.namespace`}},
+		{"empty is unset", `{name: d, env: [{name: DAGSTER_CONTAINER_CONTEXT, value: ""}]}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := consumeInstance(t, nil)
+			got := codes(containerContextRule{}.Check(in, consumeObjects(t, cm+consumePod("  containers: ["+tt.container+"]"))))
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("problem %d:\n got %s\nwant %s...", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestPythonName(t *testing.T) {
+	for json, py := range map[string]string{
+		"hostNetwork": "host_network", "hostIPC": "host_ipc", "hostPID": "host_pid", "targetWWNs": "target_ww_ns",
+		"externalIPs": "external_i_ps", "diskURI": "disk_uri", "volumeID": "volume_id", "setHostnameAsFQDN": "set_hostname_as_fqdn",
+		"exec": "_exec", "readOnlyRootFilesystem": "read_only_root_filesystem", "seLinuxOptions": "se_linux_options",
+	} {
+		if got := pythonName(json); got != py {
+			t.Errorf("pythonName(%s) = %s, want %s", json, got, py)
+		}
+	}
+}
+
+func TestAPIKeysEveryPodField(t *testing.T) {
+	// Every field of a pod spec, written the Python client's way, is read
+	// into the API field: none is dropped where Pod Security would miss it.
+	fields := fieldsOf(reflect.TypeFor[corev1.PodSpec]())
+	for key, f := range fields.byKey {
+		if _, p := apiKeys(map[string]any{key: nil}, reflect.TypeFor[corev1.PodSpec](), "pod"); len(p) > 0 {
+			t.Errorf("%s (%s): %v", key, f.json, p)
+		}
+	}
+	norm, _ := apiKeys(map[string]any{"host_ipc": true, "security_context": map[string]any{"run_as_user": 0}}, reflect.TypeFor[corev1.PodSpec](), "pod")
+	want := map[string]any{"hostIPC": true, "securityContext": map[string]any{"runAsUser": 0}}
+	if diff := cmp.Diff(want, norm); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestCodeServer(t *testing.T) {
+	const svc = "apiVersion: v1\nkind: Service\nmetadata: {name: citation}\nspec:\n  selector: {app: c}\n  ports: [{name: grpc, port: 3030, targetPort: grpc}]\n---\n"
+	pod := func(container string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: citation-server, labels: {app: c}}\nspec:\n  containers: [" + container + "]\n---\n"
+	}
+	const image = "image: registry:80/citation-dagster:a3f9c1d"
+	tests := []struct {
+		name, objs string
+		want       []string
+		location   string
+	}{
+		{"chart shape", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
+		{"code-server start, --port=, a shell line", svc + pod(`{name: d, `+image+`, command: [sh, -c, "exec dagster code-server start --host 0.0.0.0 --port=3030 -m x"], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
+		{"port from env", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, "::"], env: [{name: DAGSTER_GRPC_PORT, value: "3030"}], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
+		{"localhost by default", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}`),
+			[]string{"dagster-grpc-host the code server listens on localhost (the default)"}, ""},
+		{"a socket", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -s, /tmp/s]}`), []string{"dagster-grpc-port the code server serves on a Unix socket"}, ""},
+		{"no port", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0]}`), []string{"dagster-grpc-port the code server (dagster api grpc) sets no --port"}, ""},
+		{"port from a secret", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0], env: [{name: DAGSTER_GRPC_PORT, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: p}}}]}`),
+			[]string{"dagster-grpc-port the code server's port comes from elsewhere"}, ""},
+		{"no Service", pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"]}`), []string{"dagster-grpc-service no Service of the render selects"}, ""},
+		{"port unreached", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "4000"], ports: [{name: grpc, containerPort: 3030}]}`),
+			[]string{"dagster-grpc-service Service citation selects the code server's pods but none of its ports reaches port 4000"}, ""},
+		{"two Services, one named after the code-location", svc + strings.ReplaceAll(svc, "{name: citation}", "{name: citation-b}") + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
+		{"two Services, neither", strings.ReplaceAll(svc, "{name: citation}", "{name: citation-a}") + strings.ReplaceAll(svc, "{name: citation}", "{name: citation-b}") + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}`),
+			[]string{"dagster-grpc-service Services citation-a, citation-b all reach the code server"}, ""},
+		{"another location name", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030", --location-name, mediawatch], ports: [{name: grpc, containerPort: 3030}]}`),
+			[]string{`dagster-location-name the code server calls its location "mediawatch"`}, ""},
+		{"two code servers", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}, {name: e, `+image+`, args: [dagster, code-server, start, -p, "3031"]}`),
+			[]string{"dagster-code-servers runs a second Dagster code server (dagster code-server start)"}, ""},
+		{"a stale DAGSTER_CURRENT_IMAGE", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"], ports: [{name: grpc, containerPort: 3030}], env: [{name: DAGSTER_CURRENT_IMAGE, value: "registry:80/citation-dagster:0000000"}]}`),
+			[]string{`dagster-image DAGSTER_CURRENT_IMAGE is "registry:80/citation-dagster:0000000", not the container's image "registry:80/citation-dagster:a3f9c1d"`}, "citation.dagster.svc:3030"},
+		{"--container-image from elsewhere", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030", --container-image, "x:1"], ports: [{name: grpc, containerPort: 3030}]}`),
+			[]string{`dagster-image --container-image is "x:1"`}, "citation.dagster.svc:3030"},
+		{"DAGSTER_CURRENT_IMAGE from a secret", pod(`{name: d, `+image+`, env: [{name: DAGSTER_CURRENT_IMAGE, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: i}}}]}`),
+			[]string{`dagster-image DAGSTER_CURRENT_IMAGE: codeloc cannot read the image`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := consumeInstance(t, nil)
+			got := codes(dagsterRule{}.Check(in, consumeObjects(t, tt.objs)))
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("problem %d:\n got %s\nwant %s...", i, got[i], tt.want[i])
+				}
+			}
+			loc := ""
+			if g := in.GRPCLocation(); g != nil {
+				loc = fmt.Sprintf("%s:%d", g.Host, g.Port)
+			}
+			if loc != tt.location {
+				t.Errorf("location %q, want %q", loc, tt.location)
+			}
+		})
+	}
+}

@@ -1,0 +1,175 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Dagster reads the Kubernetes objects of a container context (volumes,
+// env, pod_spec_config...) with the keys of either the Python client
+// (snake_case: host_network) or the API (camelCase: hostNetwork), and
+// refuses any other key (dagster_k8s/models.py, k8s_snake_case_keys). The
+// functions here do the same against the Go API types, so that codeloc
+// reads exactly the object Dagster builds: a key the API type does not
+// know is refused rather than dropped (host_ipc must not become an
+// unknown hostIpc that the Pod Security checks never see).
+
+// keyProblem is a key of a context object codeloc refuses, at path.
+type keyProblem struct{ path, msg string }
+
+// apiKeys normalizes v, decoded from JSON, to the API's field names of
+// type t, walking nested objects, lists and maps; path names v in
+// messages. Values are kept as they are.
+func apiKeys(v any, t reflect.Type, path string) (any, []keyProblem) {
+	t = indirect(t)
+	if isLeaf(t) {
+		return v, nil
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		items, ok := v.([]any)
+		if !ok {
+			return v, nil // a type error: the decoding reports it
+		}
+		var ps []keyProblem
+		out := make([]any, len(items))
+		for i, item := range items {
+			var p []keyProblem
+			out[i], p = apiKeys(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+			ps = append(ps, p...)
+		}
+		return out, ps
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v, nil
+		}
+		var ps []keyProblem
+		out := make(map[string]any, len(m))
+		for k, item := range m {
+			var p []keyProblem
+			out[k], p = apiKeys(item, t.Elem(), path+"."+k)
+			ps = append(ps, p...)
+		}
+		return out, ps
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v, nil
+		}
+		return structKeys(m, t, path)
+	}
+	return v, nil
+}
+
+func structKeys(m map[string]any, t reflect.Type, path string) (any, []keyProblem) {
+	fields := fieldsOf(t)
+	var ps []keyProblem
+	out := make(map[string]any, len(m))
+	from := map[string]string{}
+	for _, k := range sortedKeys(m) {
+		f, ok := fields.byKey[k]
+		if !ok {
+			ps = append(ps, keyProblem{path + "." + k, fmt.Sprintf("%s has no field %q", t.Name(), k)})
+			continue
+		}
+		if first, twice := from[f.json]; twice {
+			ps = append(ps, keyProblem{path + "." + k, fmt.Sprintf("%q and %q are the same field of %s", first, k, t.Name())})
+			continue
+		}
+		from[f.json] = k
+		var p []keyProblem
+		out[f.json], p = apiKeys(m[k], f.typ, path+"."+k)
+		ps = append(ps, p...)
+	}
+	return out, ps
+}
+
+// structFields are the fields of an API struct by both their names.
+type structFields struct {
+	byKey map[string]apiField
+}
+
+type apiField struct {
+	json string
+	typ  reflect.Type
+}
+
+var fieldCache sync.Map // reflect.Type -> structFields
+
+func fieldsOf(t reflect.Type) structFields {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(structFields)
+	}
+	f := structFields{byKey: map[string]apiField{}}
+	addFields(f.byKey, t)
+	fieldCache.Store(t, f)
+	return f
+}
+
+func addFields(byKey map[string]apiField, t reflect.Type) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" || !sf.IsExported() {
+			continue
+		}
+		if name == "" && (sf.Anonymous || strings.Contains(opts, "inline")) {
+			addFields(byKey, indirect(sf.Type)) // VolumeSource inside Volume
+			continue
+		}
+		if name == "" {
+			continue
+		}
+		f := apiField{json: name, typ: sf.Type}
+		byKey[name] = f
+		byKey[pythonName(name)] = f
+	}
+}
+
+// The Kubernetes Python client's attribute names: its generator's
+// underscore() (hostIPC -> host_ipc, targetWWNs -> target_ww_ns,
+// externalIPs -> external_i_ps), with a leading _ for Python keywords
+// (exec -> _exec).
+var (
+	acronymBreak = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)
+	wordBreak    = regexp.MustCompile(`([a-z\d])([A-Z])`)
+	pyKeywords   = map[string]bool{"exec": true, "from": true, "continue": true, "not": true, "async": true, "global": true}
+)
+
+func pythonName(jsonName string) string {
+	if pyKeywords[jsonName] {
+		return "_" + jsonName
+	}
+	s := acronymBreak.ReplaceAllString(jsonName, "${1}_${2}")
+	s = wordBreak.ReplaceAllString(s, "${1}_${2}")
+	return strings.ToLower(strings.ReplaceAll(s, "-", "_"))
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// isLeaf reports whether t decodes itself (Quantity, IntOrString, Time) or
+// is not made of fields.
+func isLeaf(t reflect.Type) bool {
+	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map:
+		return t.Elem().Kind() == reflect.Uint8 // []byte
+	case reflect.Struct:
+		return false
+	}
+	return true
+}
+
+func indirect(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
