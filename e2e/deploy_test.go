@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func TestFirstDeploy(t *testing.T) {
 	if _, err := h.waitApp(ctx, "citation", deployTimeout, "Synced and Healthy", appState.healthy); err != nil {
 		t.Fatal(err)
 	}
-	h.checkHooksGateWorkload(ctx, t, "citation", "citation-dagster")
+	h.checkHooksGateWorkload(ctx, t, "citation", "citation")
 	files, err := h.ledger(ctx, "citation")
 	if err != nil || strings.Join(files, ",") != "001-researchers-hnsw.sql" {
 		t.Errorf("ledger of citation = %v, %v; want [001-researchers-hnsw.sql]", files, err)
@@ -53,6 +54,45 @@ func TestFirstDeploy(t *testing.T) {
 	h.checkDataClaimKept(ctx, t, "citation-data")
 	if _, err := h.waitApp(ctx, rootApp, stepTimeout, "Synced and Healthy", appState.healthy); err != nil {
 		t.Error(err)
+	}
+	h.checkDagsterFindsIt(ctx, t, "citation", "citation.dagster.svc", "3030")
+}
+
+// checkDagsterFindsIt: the record publishes the code-location's gRPC
+// location, the workspace ConfigMap the root app synced from cluster/apps
+// lists it, and the PostSync reload hook reloaded it in the stand-in
+// Dagster webserver (which knows it from that workspace).
+func (h *harness) checkDagsterFindsIt(ctx context.Context, t *testing.T, cl, host, port string) {
+	t.Helper()
+	rec, err := h.kube.CoreV1().ConfigMaps(appNS).Get(ctx, names.RecordName(cl), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("record of %s: %v", cl, err)
+	}
+	if d := rec.Data; d[names.RecordKeyGRPCHost] != host || d[names.RecordKeyGRPCPort] != port || d[names.RecordKeyLocationName] != cl {
+		t.Errorf("record of %s: grpcHost %q grpcPort %q locationName %q; want %s %s %s", cl, d[names.RecordKeyGRPCHost], d[names.RecordKeyGRPCPort], d[names.RecordKeyLocationName], host, port, cl)
+	}
+	ws, err := h.kube.CoreV1().ConfigMaps(appNS).Get(ctx, workspaceConfigMap, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("workspace ConfigMap: %v", err)
+	}
+	if w := ws.Data["workspace.yaml"]; !strings.Contains(w, "location_name: "+cl) || !strings.Contains(w, "host: "+host) {
+		t.Errorf("workspace.yaml does not load %s at %s:\n%s", cl, host, w)
+	}
+	var run jobRun
+	err = poll(ctx, stepTimeout, func(context.Context) (bool, error) {
+		r, ok := h.lastRun(cl, "reload")
+		run = r
+		return ok && !r.End.IsZero(), nil
+	})
+	if err != nil {
+		t.Fatalf("no reload hook ran for %s: %v", cl, err)
+	}
+	t.Logf("reload hook said: %s", run.Message)
+	if run.ExitCode != 0 || !strings.Contains(run.Message, cl) {
+		t.Errorf("reload of %s: exit %d, %q", cl, run.ExitCode, run.Message)
+	}
+	if got := h.dagster.reloaded(); !slices.Contains(got, cl) {
+		t.Errorf("the webserver reloaded %v, not %s", got, cl)
 	}
 }
 

@@ -58,7 +58,7 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 	if err != nil {
 		t.Errorf("the root does not show quotes Progressing with the preflight's line: %v (last error: %v)", err, treeErr)
 	}
-	h.checkNoDeployment(ctx, t, "quotes-dagster")
+	h.checkNoDeployment(ctx, t, "quotes")
 	h.checkRootWaits(ctx, t, "quotes-reader")
 	h.createSecret(ctx, t, lateSecret)
 	for _, app := range []string{"quotes", "quotes-reader", rootApp} {
@@ -72,7 +72,7 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 // quotes-reader (mediawatch's copy depending on quotes), and their
 // Applications.
 func (h *harness) addQuotes(ctx context.Context) error {
-	declare := replace("secrets: [pgvector-pg-auth]", "secrets: [pgvector-pg-auth, "+lateSecret+"]")
+	declare := replace("secrets: [pgvector-pg-auth,", "secrets: [pgvector-pg-auth, "+lateSecret+",")
 	if err := h.cloneCodeLocation("citation", "quotes", declare); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func TestRenderRefused(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
 	const file = "citation/code-location.manifest.yaml"
-	before, err := h.kube.AppsV1().Deployments(appNS).Get(ctx, "citation-dagster", metav1.GetOptions{})
+	before, err := h.kube.AppsV1().Deployments(appNS).Get(ctx, "citation", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("citation is not deployed: %v", err)
 	}
@@ -195,9 +195,9 @@ func TestRenderRefused(t *testing.T) {
 			t.Errorf("ComparisonError carries %q", noise)
 		}
 	}
-	after, err := h.kube.AppsV1().Deployments(appNS).Get(ctx, "citation-dagster", metav1.GetOptions{})
+	after, err := h.kube.AppsV1().Deployments(appNS).Get(ctx, "citation", metav1.GetOptions{})
 	if err != nil || after.Generation != before.Generation {
-		t.Errorf("citation-dagster touched while the render fails: %v, generation %d → %d", err, before.Generation, after.Generation)
+		t.Errorf("citation touched while the render fails: %v, generation %d → %d", err, before.Generation, after.Generation)
 	}
 	if err := h.editAtlas("citation: fix cpu", file, replace("cpu: lots", "cpu: 500m")); err != nil {
 		t.Fatal(err)

@@ -52,6 +52,7 @@ type harness struct {
 	pgPort                    int
 
 	atlas, apps *gitRepo
+	dagster     *dagsterWebserver
 
 	mu       sync.Mutex
 	procs    []*process
@@ -152,6 +153,9 @@ func (h *harness) stopAll() {
 	h.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].Stop()
+	}
+	if h.dagster != nil {
+		_ = h.dagster.srv.Close()
 	}
 	if h.env != nil {
 		h.env.Stop()

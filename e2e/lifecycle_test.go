@@ -31,7 +31,7 @@ func TestDependencyNotReady(t *testing.T) {
 	}
 	since := time.Now()
 	// A change of citation makes it sync again (its preflight runs at sync).
-	if err := h.editAtlas("citation: touch", "citation/kustomization.yaml", replace("CITATION_MARTS_SOURCE=mediawatch", "CITATION_MARTS_SOURCE=mediawatch-v2")); err != nil {
+	if err := h.editAtlas("citation: touch", "citation/run-env.yaml", replace("CITATION_MARTS_SOURCE: mediawatch", "CITATION_MARTS_SOURCE: mediawatch-v2")); err != nil {
 		t.Fatal(err)
 	}
 	s, err := h.waitRefreshed(ctx, "citation", stepTimeout, "failing its preflight", func(appState) bool {
@@ -81,7 +81,6 @@ func TestNewRevision(t *testing.T) {
 			return strings.Replace(s, "migrations: [001-researchers-hnsw.sql]", "migrations: [001-researchers-hnsw.sql, 002-citations.sql]", 1)
 		},
 		"citation/kustomization.yaml": replace("newTag: a3f9c1d", "newTag: b4d0e2f"),
-		"citation/deployment.yaml":    replace("citation-dagster:a3f9c1d", "citation-dagster:b4d0e2f"),
 	} {
 		text, err := h.atlas.read(name)
 		if err != nil {
@@ -94,7 +93,7 @@ func TestNewRevision(t *testing.T) {
 	}
 	if _, err := h.waitRefreshed(ctx, "citation", stepTimeout, "deployed at b4d0e2f", func(s appState) bool {
 		r, ok := h.lastRun("citation", "migrate")
-		return s.healthy() && ok && r.Start.After(since) && h.deploymentImage(ctx, "citation-dagster") == "registry:80/citation-dagster:b4d0e2f"
+		return s.healthy() && ok && r.Start.After(since) && h.deploymentImage(ctx, "citation") == "registry:80/citation-dagster:b4d0e2f"
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +132,7 @@ func (h *harness) resyncAppliesNothing(ctx context.Context, t *testing.T, cl str
 		t.Fatal(err)
 	}
 	since := time.Now()
-	if err := h.editAtlas(cl+": re-sync", cl+"/kustomization.yaml", replace("DAGSTER_CODE_LOCATION="+cl, "DAGSTER_CODE_LOCATION="+cl+"-resync")); err != nil {
+	if err := h.editAtlas(cl+": re-sync", cl+"/run-env.yaml", replace("DAGSTER_CODE_LOCATION: "+cl, "DAGSTER_CODE_LOCATION: "+cl+"-resync")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.waitRefreshed(ctx, cl, stepTimeout, "re-synced", func(s appState) bool {
@@ -160,11 +159,11 @@ func TestRemoval(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
-		ok, err := h.deploymentExists(ctx, "citation-dagster")
+		ok, err := h.deploymentExists(ctx, "citation")
 		return !ok, err
 	})
 	if err != nil {
-		t.Errorf("citation-dagster not pruned: %v", err)
+		t.Errorf("citation not pruned: %v", err)
 	}
 	_, err = h.kube.CoreV1().PersistentVolumeClaims(appNS).Get(ctx, "citation-data", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

@@ -27,6 +27,9 @@ func (h *harness) installClusterObjects(ctx context.Context) error {
 	if h.healthLua, err = loadHealthLua(); err != nil {
 		return err
 	}
+	if err := h.startDagster(); err != nil {
+		return err
+	}
 	if err := h.writeContract(); err != nil {
 		return err
 	}
@@ -70,6 +73,25 @@ spec:
   generateBucketName: atlas-datalake
   additionalConfig: {maxSize: 500Gi}
 status: {phase: Bound}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: dagster-postgresql-secret}
+stringData: {postgresql-password: e2e}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: dagster-instance}
+data: {dagster.yaml: "run_launcher: {module: dagster_k8s, class: K8sRunLauncher}\n"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: dagster-pipeline-env}
+data: {DAGSTER_HOME: /opt/dagster/dagster_home}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: dagster}
 `
 
 // writeContract writes the example contract of sidecar/install with the
@@ -83,6 +105,7 @@ func (h *harness) writeContract() error {
 	if err := yaml.Unmarshal(data, &c); err != nil {
 		return fmt.Errorf("contract.yaml: %w", err)
 	}
+	c["dagster"] = map[string]any{"webserverURL": h.dagster.url, "workspaceConfigMap": workspaceConfigMap}
 	dbs, _ := c["databases"].([]any)
 	if len(dbs) == 0 {
 		return fmt.Errorf("contract.yaml declares no database")

@@ -227,7 +227,8 @@ func stormSize() int {
 // stormCodeLocation writes storm-i, a copy of mediawatch at level
 // i*depth/n of the DAG depending on one code-location of the level above;
 // every third one also declares the database and a migration; odd ones
-// drop mediawatch's bucket, so half of them have one.
+// drop mediawatch's bucket, so half of them have one. All keep its
+// Dagster platform objects, which its code server and run pods read.
 func (h *harness) stormCodeLocation(i, n int) error {
 	name := fmt.Sprintf("storm-%03d", i)
 	perLevel := max(n/stormDepth, 1)
@@ -239,14 +240,11 @@ func (h *harness) stormCodeLocation(i, n int) error {
 			extra = append(extra, fmt.Sprintf("  codeLocations: [storm-%03d]", dep))
 		}
 		if i%3 == 0 {
-			extra = append(extra, "  database: [pgvector]", "  secrets: [pgvector-pg-auth]", "  migrations: [001-init.sql]")
+			extra = append(extra, "  database: [pgvector]", "  migrations: [001-init.sql]")
+			s = strings.Replace(s, "  secrets: [dagster-postgresql-secret]", "  secrets: [dagster-postgresql-secret, pgvector-pg-auth]", 1)
 		}
 		if i%2 == 1 {
-			s = s[:strings.Index(s, "dependsOn:\n")]
-			if len(extra) > 0 {
-				s += "dependsOn:\n" + strings.Join(extra, "\n") + "\n"
-			}
-			return s
+			s = withoutBuckets(s)
 		}
 		return strings.Replace(s, "dependsOn:\n", "dependsOn:\n"+strings.Join(extra, "\n")+"\n", 1)
 	}
@@ -258,6 +256,19 @@ func (h *harness) stormCodeLocation(i, n int) error {
 	}
 	sql := fmt.Sprintf("CREATE TABLE IF NOT EXISTS storm_%03d (id bigint PRIMARY KEY);\n", i)
 	return h.atlas.write(map[string]string{name + "/migrations/001-init.sql": sql})
+}
+
+// withoutBuckets drops the dependsOn.buckets block of a declaration.
+func withoutBuckets(s string) string {
+	start := strings.Index(s, "  buckets:\n")
+	if start < 0 {
+		return s
+	}
+	end := start + len("  buckets:\n")
+	for end < len(s) && strings.HasPrefix(s[end:], "    ") {
+		end += strings.IndexByte(s[end:], '\n') + 1
+	}
+	return s[:start] + s[end:]
 }
 
 // sidecarFigures returns the codeloc_* lines of the sidecar's /metrics.

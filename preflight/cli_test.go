@@ -73,15 +73,18 @@ type cliResult struct {
 	elapsed                     time.Duration
 }
 
-// runCLI runs codeloc with args, PG* and KUBECONFIG cleared, and a
-// termination log of its own.
+// runCLI runs codeloc-jobs with args, PG* and KUBECONFIG cleared, and
+// (for preflight, the command that writes one) a termination log of its own.
 func runCLI(t *testing.T, args ...string) cliResult {
 	t.Helper()
 	term := filepath.Join(t.TempDir(), "termination-log")
 	if err := os.WriteFile(term, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(codelocBinary(t), append(args, "--termination-log", term)...)
+	if args[0] == "preflight" {
+		args = append(args, "--termination-log", term)
+	}
+	cmd := exec.Command(codelocBinary(t), args...)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(k, "PG") && k != "DATABASE_URL" && k != "KUBECONFIG" && k != "CODELOC_CONTRACT" && k != "KUBERNETES_SERVICE_HOST" {
@@ -142,7 +145,7 @@ func TestCommand(t *testing.T) {
 	t.Run("fails with every problem", func(t *testing.T) {
 		w := newWorld(t, env, nil)
 		s := good()
-		s.secrets = nil
+		s.secrets = []string{"dagster-postgresql-secret"}
 		s.records["mediawatch"] = "false"
 		w.apply(t, s)
 		decl := strings.Replace(declarationYAML, "contractVersion: 3", "contractVersion: 2", 1)
@@ -167,6 +170,32 @@ func TestCommand(t *testing.T) {
 		if !strings.HasPrefix(res.termination, "preflight citation: 3 problems (") || strings.Count(res.termination, "\n") != 1 ||
 			!strings.Contains(res.termination, "; secret-missing dependsOn.secrets[0]") {
 			t.Errorf("termination message is not the one-line summary: %q", res.termination)
+		}
+	})
+
+	t.Run("reports the platform objects missing", func(t *testing.T) {
+		// The same checks run from `codeloc-jobs validate --live`, which
+		// goes through the same command code after the render-time checks.
+		w := newWorld(t, env, nil)
+		s := good()
+		s.configMaps, s.serviceAccounts = []string{"dagster-instance"}, nil
+		w.apply(t, s)
+		dir := mountLike(t, map[string]string{"code-location.manifest.yaml": withServiceAccount(declarationYAML), "contract.yaml": w.subst(contractYAML)})
+		res := runCLI(t, "preflight", "--dir", dir, "--contract", filepath.Join(dir, "contract.yaml"), "--kubeconfig", kubeconfig)
+		if res.code != 1 || res.stdout != "" {
+			t.Fatalf("exit %d, stdout %q\nstderr: %s", res.code, res.stdout, res.stderr)
+		}
+		for _, want := range []string{
+			"preflight citation: 2 problems (",
+			"\nconfigmap-missing dependsOn.configMaps[1]: ConfigMap \"dagster-pipeline-env\" does not exist in namespace \"" + w.ns + "\"",
+			"\nservice-account-missing dependsOn.serviceAccounts[0]: ServiceAccount \"dagster\" does not exist in namespace \"" + w.ns + "\"",
+		} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+			}
+		}
+		if !strings.Contains(res.termination, ": configmap-missing dependsOn.configMaps[1]") || !strings.Contains(res.termination, "; service-account-missing dependsOn.serviceAccounts[0]") {
+			t.Errorf("termination message lacks the problems: %q", res.termination)
 		}
 	})
 

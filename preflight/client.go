@@ -22,14 +22,15 @@ import (
 
 // Resources the preflight reads.
 var (
-	secretsGVR        = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	configMapsGVR     = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	nodesGVR          = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
-	podsGVR           = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	resourceQuotasGVR = schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}
-	obcGVR            = schema.GroupVersionResource{Group: "objectbucket.io", Version: "v1alpha1", Resource: "objectbucketclaims"}
-	applicationsGVR   = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
-	cephClustersGVR   = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclusters"}
+	secretsGVR         = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	configMapsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	serviceAccountsGVR = schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
+	nodesGVR           = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	podsGVR            = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	resourceQuotasGVR  = schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}
+	obcGVR             = schema.GroupVersionResource{Group: "objectbucket.io", Version: "v1alpha1", Resource: "objectbucketclaims"}
+	applicationsGVR    = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
+	cephClustersGVR    = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclusters"}
 )
 
 // client wraps the dynamic and metadata clients, bounds each call in time

@@ -7,6 +7,8 @@ import "github.com/codeloc/codeloc/validate"
 const (
 	CodeSecretMissing          = "secret-missing"
 	CodeSecretKeyMissing       = "secret-key-missing"
+	CodeConfigMapMissing       = "configmap-missing"
+	CodeServiceAccountMissing  = "service-account-missing"
 	CodeDatabaseUnreachable    = "database-unreachable"
 	CodeDatabaseAuthFailed     = "database-auth-failed"
 	CodeBucketMissing          = "bucket-missing"
@@ -28,6 +30,8 @@ const (
 var CodeDocs = map[string]string{
 	CodeSecretKeyMissing:       "A declared Secret lacks a key the workloads read (secretKeyRef or a projected/volume item).",
 	CodeSecretMissing:          "A declared secret does not exist in the namespace.",
+	CodeConfigMapMissing:       "A declared platform ConfigMap (dependsOn.configMaps, such as the Dagster instance) does not exist in the namespace.",
+	CodeServiceAccountMissing:  "A declared platform ServiceAccount (dependsOn.serviceAccounts, such as Dagster's run account) does not exist in the namespace.",
 	CodeDatabaseUnreachable:    "The database does not answer SELECT 1 (network, TLS, unknown database, timeout).",
 	CodeDatabaseAuthFailed:     "The database refuses the credentials of the declared secret.",
 	CodeBucketMissing:          "A declared bucket has no ObjectBucketClaim in the namespace, or ObjectBucketClaims are not served.",

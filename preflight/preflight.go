@@ -6,6 +6,8 @@
 //   - every declared secret exists (metadata only), and holds the keys the
 //     pods read (the render lists them): such a secret is read whole, only
 //     its key names are kept, no value is ever printed;
+//   - every declared platform ConfigMap and ServiceAccount (the Dagster
+//     chart's, offered by the contract) exists (metadata only);
 //   - the first declared database answers SELECT 1 with the Job's credentials;
 //   - every declared bucket's ObjectBucketClaim exists, is Bound, is on the
 //     declared storage class and has at least the declared maxSize;
@@ -134,7 +136,7 @@ func Run(ctx context.Context, d *validate.Declaration, c *validate.Contract, opt
 		return nil, fmt.Errorf("preflight: Kubernetes client: %w", err)
 	}
 	ck := &checker{decl: d, con: c, c: cl, opts: opts}
-	groups := []func(context.Context) result{ck.secrets, ck.database, ck.buckets, ck.dependencies, ck.capacity}
+	groups := []func(context.Context) result{ck.secrets, ck.platformObjects, ck.database, ck.buckets, ck.dependencies, ck.capacity}
 	results := make([]result, len(groups))
 	var wg sync.WaitGroup
 	for i, g := range groups {

@@ -82,10 +82,39 @@ func TestChecks(t *testing.T) {
 		{name: "all good"},
 
 		// Secrets: metadata-only reads.
-		{name: "secret missing", state: func(s *state) { s.secrets = nil },
+		{name: "secret missing", state: func(s *state) { s.secrets = []string{"dagster-postgresql-secret"} },
 			want: []string{`secret-missing dependsOn.secrets[0]: secret "pgvector-pg-auth" does not exist in namespace "{{ns}}" (the platform provides it (derived copy of the CNPG pgvector role)`}},
-		{name: "only another secret", state: func(s *state) { s.secrets = []string{"pgvector-pg-auth-old"} },
+		{name: "only another secret", state: func(s *state) { s.secrets = []string{"pgvector-pg-auth-old", "dagster-postgresql-secret"} },
 			want: []string{`secret-missing dependsOn.secrets[0]: secret "pgvector-pg-auth"`}},
+
+		// The platform's ConfigMaps and ServiceAccounts: metadata-only reads.
+		{name: "platform ConfigMap and ServiceAccount present", decl: withServiceAccount},
+		{name: "platform ConfigMap missing", state: func(s *state) { s.configMaps = []string{"dagster-instance"} },
+			want: []string{`configmap-missing dependsOn.configMaps[1]: ConfigMap "dagster-pipeline-env" does not exist in namespace "{{ns}}": the pods that read it would not start (the platform provides it (the contract's configMaps: the environment of every run pod) and the Dagster chart creates it: have the platform install or repair its Dagster release in this namespace, then let the sync retry)`}},
+		{name: "platform ServiceAccount missing", decl: withServiceAccount, state: func(s *state) { s.serviceAccounts = nil },
+			want: []string{`service-account-missing dependsOn.serviceAccounts[0]: ServiceAccount "dagster" does not exist in namespace "{{ns}}": the pods that run as it could not be created (the platform provides it (the contract's serviceAccounts: the account that launches run pods) and the Dagster chart creates it`}},
+		{name: "only other platform objects", decl: withServiceAccount, state: func(s *state) {
+			s.configMaps, s.serviceAccounts = []string{"dagster-instance-old", "pipeline-env"}, []string{"dagster-old", "default"}
+		}, want: []string{
+			`configmap-missing dependsOn.configMaps[0]: ConfigMap "dagster-instance" does not exist`,
+			`configmap-missing dependsOn.configMaps[1]: ConfigMap "dagster-pipeline-env" does not exist`,
+			`service-account-missing dependsOn.serviceAccounts[0]: ServiceAccount "dagster" does not exist`,
+		}},
+		{name: "platform objects without a description in the contract", decl: withServiceAccount,
+			contract: func(c *validate.Contract) {
+				for _, offers := range [][]validate.Provided{c.ConfigMaps, c.ServiceAccounts} {
+					for i := range offers {
+						offers[i].Description = ""
+					}
+				}
+			},
+			state: func(s *state) { s.configMaps, s.serviceAccounts = nil, nil },
+			want: []string{
+				`configmap-missing dependsOn.configMaps[0]: ConfigMap "dagster-instance" does not exist in namespace "{{ns}}": the pods that read it would not start (the platform provides it (it is in the contract's configMaps) and the Dagster chart creates it`,
+				`configmap-missing dependsOn.configMaps[1]: ConfigMap "dagster-pipeline-env" does not exist`,
+				`service-account-missing dependsOn.serviceAccounts[0]: ServiceAccount "dagster" does not exist in namespace "{{ns}}": the pods that run as it could not be created (the platform provides it (it is in the contract's serviceAccounts) and`,
+			}},
+		{name: "platform objects not declared are not checked", decl: withoutPlatform, state: func(s *state) { s.configMaps, s.serviceAccounts = nil, nil }},
 
 		// Buckets.
 		{name: "bucket missing", state: func(s *state) { delete(s.claims, "atlas-datalake") },
@@ -144,15 +173,17 @@ func TestChecks(t *testing.T) {
 		{name: "ceph without capacity in its status falls back to the budgets", state: func(s *state) { s.ceph = nil }},
 
 		// Everything at once: every problem is reported.
-		{name: "everything wrong", state: func(s *state) {
-			s.secrets = nil
+		{name: "everything wrong", decl: withServiceAccount, state: func(s *state) {
+			s.secrets, s.configMaps, s.serviceAccounts = nil, nil, nil
 			s.claims["atlas-datalake"] = claim{"Pending", "other", "1Gi"}
 			s.records["mediawatch"] = "false"
 			s.apps["mediawatch"] = [2]string{"OutOfSync", "Missing"}
 			s.quota = &quota{hardCPU: "1", usedCPU: "1", hardMem: "1Gi", usedMem: "1Gi"}
 			s.ceph = &cephCapacity{available: "3Gi", total: "3Gi"}
 		}, want: []string{
-			"secret-missing dependsOn.secrets[0]", "bucket-not-bound dependsOn.buckets[0]",
+			"secret-missing dependsOn.secrets[0]", "secret-missing dependsOn.secrets[1]",
+			"configmap-missing dependsOn.configMaps[0]", "configmap-missing dependsOn.configMaps[1]",
+			"service-account-missing dependsOn.serviceAccounts[0]", "bucket-not-bound dependsOn.buckets[0]",
 			"bucket-class-mismatch dependsOn.buckets[0].storageClass", "bucket-too-small dependsOn.buckets[0].size",
 			"dependency-not-ready dependsOn.codeLocations[0]", "dependency-app-not-healthy dependsOn.codeLocations[0]",
 			"capacity-cpu resources.cpu", "capacity-memory resources.memory",

@@ -56,6 +56,11 @@ kind: ConfigMap
 metadata: {name: codeloc-other, namespace: {{ns}}}
 data: {ready: "true"}
 ---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: dagster-workspace, namespace: {{ns}}}
+data: {workspace.yaml: not-yours}
+---
 apiVersion: objectbucket.io/v1alpha1
 kind: ObjectBucketClaim
 metadata: {name: other-bucket, namespace: {{ns}}}
@@ -101,7 +106,7 @@ spec: {}
 		rep := w.run(t, preflight.Options{Config: secretAccepts.cfg})
 		w.expect(t, rep)
 		t.Logf("as %s: %s", "citation-preflight", rep.Summary())
-		secretAccepts.assertMetadataOnly(t, 1)
+		secretAccepts.assertMetadataOnly(t, 2)
 	})
 
 	t.Run("passes without a quota (nodes)", func(t *testing.T) {
@@ -170,6 +175,22 @@ spec: {}
 			},
 			"get a record elsewhere": func(ctx context.Context) error {
 				_, err := dyn.Resource(configMaps).Namespace(other).Get(ctx, "codeloc-mediawatch", metav1.GetOptions{})
+				return err
+			},
+			// The platform's ConfigMaps and ServiceAccounts: only the declared ConfigMaps.
+			"get an undeclared platform ConfigMap": func(ctx context.Context) error {
+				_, err := meta.Resource(configMaps).Namespace(ns).Get(ctx, "dagster-workspace", metav1.GetOptions{})
+				return err
+			},
+			"update a declared platform ConfigMap": func(ctx context.Context) error {
+				return patchIt(ctx, dyn, configMaps, ns, "dagster-instance", patch)
+			},
+			"get an undeclared ServiceAccount": func(ctx context.Context) error {
+				_, err := meta.Resource(saResource).Namespace(ns).Get(ctx, "dagster", metav1.GetOptions{})
+				return err
+			},
+			"list serviceaccounts": func(ctx context.Context) error {
+				_, err := meta.Resource(saResource).Namespace(ns).List(ctx, metav1.ListOptions{})
 				return err
 			},
 			"get another bucket claim": func(ctx context.Context) error {
@@ -256,18 +277,24 @@ func patchIt(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 	return err
 }
 
-// secretCapture records the Accept header of every Secret request.
-type secretCapture struct {
+// requestCapture records the method, path and Accept header of every
+// request whose path matches.
+type requestCapture struct {
 	cfg     *rest.Config
 	mu      sync.Mutex
 	accepts []string
 }
 
-func captureSecretRequests(cfg *rest.Config) *secretCapture {
-	c := &secretCapture{cfg: rest.CopyConfig(cfg)}
+// captureSecretRequests records every Secret request.
+func captureSecretRequests(cfg *rest.Config) *requestCapture {
+	return captureRequests(cfg, func(path string) bool { return strings.Contains(path, "/secrets") })
+}
+
+func captureRequests(cfg *rest.Config, match func(path string) bool) *requestCapture {
+	c := &requestCapture{cfg: rest.CopyConfig(cfg)}
 	c.cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if strings.Contains(r.URL.Path, "/secrets") {
+			if match(r.URL.Path) {
 				c.mu.Lock()
 				c.accepts = append(c.accepts, r.Method+" "+r.URL.Path+" Accept: "+r.Header.Get("Accept"))
 				c.mu.Unlock()
@@ -278,18 +305,18 @@ func captureSecretRequests(cfg *rest.Config) *secretCapture {
 	return c
 }
 
-// assertMetadataOnly checks that n Secret requests were sent, all GETs
+// assertMetadataOnly checks that n matching requests were sent, all GETs
 // asking for PartialObjectMetadata only.
-func (c *secretCapture) assertMetadataOnly(t *testing.T, n int) {
+func (c *requestCapture) assertMetadataOnly(t *testing.T, n int) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.accepts) != n {
-		t.Errorf("%d Secret requests, want %d: %q", len(c.accepts), n, c.accepts)
+		t.Errorf("%d captured requests, want %d: %q", len(c.accepts), n, c.accepts)
 	}
 	for _, a := range c.accepts {
 		if !strings.HasPrefix(a, "GET ") || !metadataOnlyAccept(a[strings.Index(a, "Accept: ")+len("Accept: "):]) {
-			t.Errorf("Secret request not metadata-only: %s", a)
+			t.Errorf("request not metadata-only: %s", a)
 		}
 	}
 }

@@ -85,7 +85,7 @@ func TestSecretKeys(t *testing.T) {
 			}
 			w.decl, w.con, _ = writeInputs(t, files)
 			s := good()
-			s.secrets = nil
+			s.secrets = []string{"dagster-postgresql-secret"}
 			w.apply(t, s)
 			if tc.secret != nil {
 				w.env.ApplyYAML(t, w.ns, secretDoc(w.ns, tc.secret...))

@@ -19,7 +19,9 @@ import (
 
 func TestMain(m *testing.M) { kubetest.Main(m) }
 
-// declarationYAML is the example citation declaration of ADR 0094 §3.
+// declarationYAML is the example citation declaration of ADR 0094 §3, with
+// the dependencies of fixtures/citation: the Dagster instance's password
+// and the platform's ConfigMaps (testdata/role.yaml is its rendered Role).
 const declarationYAML = `codeLocation: citation
 ready: true
 revision: a3f9c1d
@@ -31,7 +33,8 @@ resources:
 dependsOn:
   codeLocations: [mediawatch]
   database: [pgvector]
-  secrets: [pgvector-pg-auth]
+  secrets: [pgvector-pg-auth, dagster-postgresql-secret]
+  configMaps: [dagster-instance, dagster-pipeline-env]
   buckets:
     - name: atlas-datalake
       size: 100Gi
@@ -49,6 +52,12 @@ databases:
   - {name: pgvector, host: 127.0.0.1, port: 5432, dbname: pgvector, sslMode: disable, credentialsSecret: pgvector-pg-auth}
 secrets:
   - {name: pgvector-pg-auth, description: derived copy of the CNPG pgvector role}
+  - {name: dagster-postgresql-secret, description: the Dagster instance's PostgreSQL password}
+configMaps:
+  - {name: dagster-instance, description: the Dagster instance (dagster.yaml)}
+  - {name: dagster-pipeline-env, description: the environment of every run pod}
+serviceAccounts:
+  - {name: dagster, description: the account that launches run pods}
 objectStorage:
   storageClasses: [rook-ceph-datalake]
   buckets: [{name: atlas-datalake, storageClass: rook-ceph-datalake, size: 500Gi}]
@@ -92,24 +101,50 @@ func (w *world) subst(s string) string {
 	return strings.NewReplacer("{{ns}}", w.ns, "{{argocd}}", w.argocd, "{{ceph}}", w.ceph).Replace(s)
 }
 
-// exampleNamespaces maps the example namespaces of testdata/*.yaml to the
-// test's.
+// exampleNamespaceRef is an example namespace where YAML names one: the
+// value of a namespace or argocdNamespace key, or the namespace of a
+// ServiceAccounts group. Other words are left alone: "dagster" is also the
+// name of the Dagster chart's objects (dagster-instance, ServiceAccount
+// dagster) and of the contract's dagster section, "rook-ceph" the start
+// of storage class names.
+var exampleNamespaceRef = regexp.MustCompile(`(\bnamespace: *|\bargocdNamespace: *|system:serviceaccounts:)(dagster|argocd|rook-ceph)([^-.\w]|$)`)
+
+// exampleNamespaces maps the example namespaces of testdata/*.yaml, of the
+// example contract and of rendered objects to the test's.
 func (w *world) exampleNamespaces(s string) string {
-	re := regexp.MustCompile(`\b(dagster|argocd|rook-ceph)\b`)
-	return re.ReplaceAllStringFunc(s, func(m string) string {
-		return map[string]string{"dagster": w.ns, "argocd": w.argocd, "rook-ceph": w.ceph}[m]
+	ns := map[string]string{"dagster": w.ns, "argocd": w.argocd, "rook-ceph": w.ceph}
+	return exampleNamespaceRef.ReplaceAllStringFunc(s, func(m string) string {
+		sub := exampleNamespaceRef.FindStringSubmatch(m)
+		return sub[1] + ns[sub[2]] + sub[3]
 	})
+}
+
+// withServiceAccount makes a declaration depend on the Dagster chart's
+// ServiceAccount dagster too (the contract offers it): its pods, or its
+// run pods, run as it.
+func withServiceAccount(decl string) string {
+	return strings.Replace(decl, "dependsOn:\n", "dependsOn:\n  serviceAccounts: [dagster]\n", 1)
+}
+
+// withoutPlatform drops the declaration's platform ConfigMaps and
+// ServiceAccounts.
+func withoutPlatform(decl string) string {
+	return regexp.MustCompile(`(?m)^  (configMaps|serviceAccounts): .*\n`).ReplaceAllString(decl, "")
 }
 
 // state is the cluster state a case sets up; good() passes every check.
 type state struct {
 	secrets []string
-	claims  map[string]claim
-	records map[string]string    // code-location -> data.ready ("" = no record)
-	apps    map[string][2]string // code-location -> sync, health ("" = no Application)
-	quota   *quota
-	ceph    *cephCapacity
-	pods    []pod
+	// configMaps and serviceAccounts are the platform's (the Dagster
+	// chart's), by name.
+	configMaps      []string
+	serviceAccounts []string
+	claims          map[string]claim
+	records         map[string]string    // code-location -> data.ready ("" = no record)
+	apps            map[string][2]string // code-location -> sync, health ("" = no Application)
+	quota           *quota
+	ceph            *cephCapacity
+	pods            []pod
 }
 
 type claim struct{ phase, class, maxSize string }
@@ -125,12 +160,14 @@ type pod struct {
 
 func good() *state {
 	return &state{
-		secrets: []string{"pgvector-pg-auth"},
-		claims:  map[string]claim{"atlas-datalake": {"Bound", "rook-ceph-datalake", "100Gi"}},
-		records: map[string]string{"mediawatch": "true"},
-		apps:    map[string][2]string{"mediawatch": {"Synced", "Healthy"}},
-		quota:   &quota{hardCPU: "4", usedCPU: "1", hardMem: "16Gi", usedMem: "4Gi"},
-		ceph:    &cephCapacity{available: "3Ti", total: "6Ti"},
+		secrets:         []string{"pgvector-pg-auth", "dagster-postgresql-secret"},
+		configMaps:      []string{"dagster-instance", "dagster-pipeline-env"},
+		serviceAccounts: []string{"dagster"},
+		claims:          map[string]claim{"atlas-datalake": {"Bound", "rook-ceph-datalake", "100Gi"}},
+		records:         map[string]string{"mediawatch": "true"},
+		apps:            map[string][2]string{"mediawatch": {"Synced", "Healthy"}},
+		quota:           &quota{hardCPU: "4", usedCPU: "1", hardMem: "16Gi", usedMem: "4Gi"},
+		ceph:            &cephCapacity{available: "3Ti", total: "6Ti"},
 	}
 }
 
@@ -140,6 +177,12 @@ func (s *state) yaml(w *world) string {
 	doc := func(format string, args ...any) { fmt.Fprintf(&b, "---\n"+format+"\n", args...) }
 	for _, name := range s.secrets {
 		doc("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: %s}\nstringData: {username: app, password: s3cret}", name, w.ns)
+	}
+	for _, name := range s.configMaps {
+		doc("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {config: platform-only}", name, w.ns)
+	}
+	for _, name := range s.serviceAccounts {
+		doc("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s, namespace: %s}", name, w.ns)
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.claims)) {
 		c := s.claims[name]

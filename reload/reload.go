@@ -279,6 +279,12 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		if !failure.retryable || attempt >= o.Attempts {
 			break
 		}
+		if failure.Code == CodeLocationNotFound {
+			// A location added since the webserver started is unknown to it
+			// until it reads workspace.yaml again, which only
+			// reloadWorkspace makes it do (_core/workspace/context.py).
+			o.reloadWorkspace(ctx, client, endpoint)
+		}
 		if stopped := o.wait(ctx, attempt); stopped != "" {
 			last.Stopped = stopped
 			break
@@ -340,6 +346,41 @@ func newClient() *http.Client {
 	return &http.Client{
 		Transport:     http.DefaultTransport.(*http.Transport).Clone(),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// WorkspaceOperationName names the reloadWorkspace mutation's operation.
+const WorkspaceOperationName = "CodelocReloadWorkspace"
+
+// WorkspaceMutation makes the webserver read its workspace.yaml again
+// (dagster-graphql schema/roots/mutation.py: reloadWorkspace, whose result
+// is Workspace, UnauthorizedError or PythonError).
+const WorkspaceMutation = `mutation ` + WorkspaceOperationName + ` {
+  reloadWorkspace {
+    __typename
+    ... on PythonError { message }
+    ... on UnauthorizedError { message }
+  }
+}`
+
+// reloadWorkspace asks the webserver to read its workspace again; its
+// outcome shows in the next reloadRepositoryLocation, so it is not read.
+func (o Options) reloadWorkspace(ctx context.Context, client *http.Client, endpoint string) {
+	body, err := json.Marshal(graphqlRequest{Query: WorkspaceMutation, Variables: map[string]string{}, OperationName: WorkspaceOperationName})
+	if err != nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, o.RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", o.UserAgent)
+	if resp, err := client.Do(req); err == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
+		resp.Body.Close()
 	}
 }
 

@@ -1,6 +1,7 @@
 package reload
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,9 @@ type dagster struct {
 	answers []answer
 	mu      sync.Mutex
 	n       int
+	// workspaceReloads counts the reloadWorkspace mutations, answered
+	// apart: they do not use up the answers.
+	workspaceReloads int
 }
 
 func (d *dagster) requests() int {
@@ -94,6 +98,16 @@ func (d *dagster) requests() int {
 }
 
 func (d *dagster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if strings.Contains(string(body), WorkspaceOperationName) {
+		d.mu.Lock()
+		d.workspaceReloads++
+		d.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"data": {"reloadWorkspace": {"__typename": "Workspace"}}}`)
+		return
+	}
 	d.mu.Lock()
 	i := min(d.n, len(d.answers)-1)
 	d.n++
@@ -476,5 +490,21 @@ func TestDelay(t *testing.T) {
 	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 15 * time.Second, 15 * time.Second}
 	if !slices.Equal(got, want) {
 		t.Errorf("delays %v, want %v", got, want)
+	}
+}
+
+// TestNotFoundReloadsWorkspace: a location the webserver does not know yet
+// (added to workspace.yaml since it started) makes Run send reloadWorkspace
+// before the next attempt, which then finds it.
+func TestNotFoundReloadsWorkspace(t *testing.T) {
+	fake := &dagster{t: t, answers: []answer{{status: 200, body: errorType("RepositoryLocationNotFound", "Location citation does not exist.")}, okAnswer}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	res, err := Run(context.Background(), Options{WebserverURL: srv.URL, Location: "citation", Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempts != 2 || fake.requests() != 2 || fake.workspaceReloads != 1 {
+		t.Errorf("attempts %d, requests %d, workspace reloads %d; want 2, 2, 1", res.Attempts, fake.requests(), fake.workspaceReloads)
 	}
 }

@@ -299,7 +299,7 @@ func TestRequestProblems(t *testing.T) {
 		},
 		{
 			name: "api not served", fixture: "citation", opts: genOpts{apiVersions: []string{"v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1"}},
-			want: []string{`fixtures/citation/code-location.manifest.yaml:22:5: api-not-served dependsOn.buckets: the destination cluster does not serve objectbucket.io/v1alpha1`},
+			want: []string{`fixtures/citation/code-location.manifest.yaml:25:5: api-not-served dependsOn.buckets: the destination cluster does not serve objectbucket.io/v1alpha1`},
 		},
 		{
 			name: "no batch/v1", fixture: "mediawatch", opts: genOpts{apiVersions: []string{"v1", "apps/v1", "rbac.authorization.k8s.io/v1"}},

@@ -263,3 +263,11 @@ func reaches(p corev1.ServicePort, port int32, c *corev1.Container) bool {
 	}
 	return p.Port == port
 }
+
+// Locate runs the rule that finds the code server alone, for `codeloc
+// application`: the workspace needs every code-location's location, a
+// revision not yet ready included. Its errors are returned.
+func Locate(in *Context, objs []*yaml.RNode) validate.Problems {
+	errs, _ := dagsterRule{}.Check(in, objs).Split()
+	return errs
+}

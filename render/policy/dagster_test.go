@@ -197,7 +197,7 @@ func TestCodeServer(t *testing.T) {
 		{"no port", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0]}`), []string{"dagster-grpc-port the code server (dagster api grpc) sets no --port"}, ""},
 		{"port from a secret", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0], env: [{name: DAGSTER_GRPC_PORT, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: p}}}]}`),
 			[]string{"dagster-grpc-port the code server's port comes from elsewhere"}, ""},
-		{"no Service", pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"]}`), []string{"dagster-grpc-service no Service of the render selects"}, ""},
+		{"no Service", pod(`{name: d, ` + image + `, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"]}`), []string{"dagster-grpc-service no Service of the render selects"}, ""},
 		{"port unreached", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "4000"], ports: [{name: grpc, containerPort: 3030}]}`),
 			[]string{"dagster-grpc-service Service citation selects the code server's pods but none of its ports reaches port 4000"}, ""},
 		{"two Services, one named after the code-location", svc + strings.ReplaceAll(svc, "{name: citation}", "{name: citation-b}") + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
@@ -211,7 +211,7 @@ func TestCodeServer(t *testing.T) {
 			[]string{`dagster-image DAGSTER_CURRENT_IMAGE is "registry:80/citation-dagster:0000000", not the container's image "registry:80/citation-dagster:a3f9c1d"`}, "citation.dagster.svc:3030"},
 		{"--container-image from elsewhere", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030", --container-image, "x:1"], ports: [{name: grpc, containerPort: 3030}]}`),
 			[]string{`dagster-image --container-image is "x:1"`}, "citation.dagster.svc:3030"},
-		{"DAGSTER_CURRENT_IMAGE from a secret", pod(`{name: d, `+image+`, env: [{name: DAGSTER_CURRENT_IMAGE, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: i}}}]}`),
+		{"DAGSTER_CURRENT_IMAGE from a secret", pod(`{name: d, ` + image + `, env: [{name: DAGSTER_CURRENT_IMAGE, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: i}}}]}`),
 			[]string{`dagster-image DAGSTER_CURRENT_IMAGE: codeloc cannot read the image`}, ""},
 	}
 	for _, tt := range tests {

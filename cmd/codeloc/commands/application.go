@@ -1,11 +1,45 @@
 package commands
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
+
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/appofapps"
+	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )
+
+// workspaceOf locates the code server of each code-location folder and
+// returns the workspace ConfigMap of them all.
+func workspaceOf(dirs []string, c *validate.Contract) ([]byte, error) {
+	var locs []appofapps.Location
+	for _, dir := range dirs {
+		if !hasKustomization(dir) {
+			continue // nothing to deploy yet, so no code server
+		}
+		loc, err := render.Locate(render.Request{Dir: dir, Contract: c})
+		if err != nil {
+			return nil, err
+		}
+		if loc != nil {
+			locs = append(locs, appofapps.Location{Name: loc.Name, Host: loc.Host, Port: loc.Port})
+		}
+	}
+	return appofapps.WorkspaceConfigMap(c.Namespace, c.Dagster.WorkspaceConfigMap, locs)
+}
+
+// hasKustomization reports whether dir holds a kustomize root.
+func hasKustomization(dir string) bool {
+	for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
 
 // NewApplicationCmd prints the plain Argo CD Applications of code-locations
 // for the cluster/apps repo.
@@ -42,8 +76,18 @@ CD), and the preflight checks its dependencies' readiness at sync time.
 The documents come from a sprig template: the embedded example or --template.
 The repo URL is a deployment value, injected here and never versioned.
 
---output-dir writes one <name>.yaml per Application into a cluster/apps
-checkout, the files to commit and push.`,
+The stream ends with the platform Dagster's workspace: a ConfigMap (the
+contract's dagster.workspaceConfigMap, in its namespace) holding a
+workspace.yaml with one grpc_server per code-location given, where its
+render finds its code server (the Service and port the record publishes),
+sorted by name. A code-location without a code server (or without a
+kustomization yet) is left out; one whose
+code server cannot be located is an error. It is meant for the Dagster
+chart's dagsterWebserver.workspace.externalConfigmap (docs/operator-guide.md).
+
+--output-dir writes one <name>.yaml per Application, and the workspace
+ConfigMap as <its name>.yaml, into a cluster/apps checkout: the files to
+commit and push.`,
 		Example: `  codeloc application --repo-url https://git.example/atlas.git atlas/citation
   codeloc application --repo-url "$ATLAS_URL" --template application.yaml --output-dir cluster-apps atlas/*/`,
 		Args: cobra.MinimumNArgs(1),
@@ -57,10 +101,17 @@ checkout, the files to commit and push.`,
 			if err != nil {
 				return err
 			}
-			if outDir != "" {
-				return appofapps.WriteFiles(outDir, apps)
+			workspace, err := workspaceOf(dirs, c)
+			if err != nil {
+				return err
 			}
-			_, err = cmd.OutOrStdout().Write(appofapps.Stream(apps))
+			if outDir != "" {
+				if err := appofapps.WriteFiles(outDir, apps); err != nil {
+					return err
+				}
+				return appofapps.WriteWorkspaceFile(outDir, c.Dagster.WorkspaceConfigMap, workspace)
+			}
+			_, err = cmd.OutOrStdout().Write(slices.Concat(appofapps.Stream(apps), []byte("---\n"), workspace))
 			return err
 		},
 	}
