@@ -141,6 +141,9 @@ func (h *harness) pushApplications(ctx context.Context, codeLocations ...string)
 	}
 	entries, _ = filepath.Glob(filepath.Join(h.apps.dir, "*.yaml"))
 	for _, e := range entries {
+		if filepath.Base(e) == workspaceConfigMap+".yaml" {
+			continue // the Dagster workspace, not an Application
+		}
 		if err := setRetry(e); err != nil {
 			return err
 		}
