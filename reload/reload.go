@@ -115,7 +115,7 @@ const Mutation = `mutation ` + OperationName + `($repositoryLocationName: String
 
 // Defaults of Options.
 const (
-	DefaultAttempts       = 6
+	DefaultAttempts       = 8
 	DefaultRequestTimeout = 60 * time.Second
 	DefaultBackoff        = time.Second
 	DefaultMaxBackoff     = 15 * time.Second
@@ -214,7 +214,7 @@ func (e *Error) Error() string {
 func (e *Error) Retryable() bool { return e.retryable }
 
 // Line is the outcome on one line, for stderr and the termination message:
-// "reload citation: FAILED (6 attempts, 31s): reload-load-error: ...".
+// "reload citation: FAILED (8 attempts, 61s): reload-load-error: ...".
 func (e *Error) Line() string {
 	tries := plural(e.Attempts, "attempt", "attempts")
 	if e.Stopped != "" {

@@ -71,7 +71,7 @@ func commandLine(c *corev1.Container, at string) []token {
 }
 
 // findCodeServer reads a container's code server, if it runs one.
-func findCodeServer(o *yaml.RNode, c *corev1.Container, at string, labels map[string]string) *codeServer {
+func findCodeServer(o *yaml.RNode, c *corev1.Container, at string, labels map[string]string, cms map[string]*yaml.RNode) *codeServer {
 	words := commandLine(c, at)
 	for i := range words {
 		if path.Base(words[i].word) != "dagster" || i+2 >= len(words) {
@@ -82,20 +82,20 @@ func findCodeServer(o *yaml.RNode, c *corev1.Container, at string, labels map[st
 			continue
 		}
 		s := &codeServer{o: o, container: c, path: at, labels: labels, command: cmd}
-		s.read(words[i+3:], at)
+		s.read(words[i+3:], at, cms)
 		return s
 	}
 	return nil
 }
 
 // read sets the server's options from its flags, else its env vars.
-func (s *codeServer) read(words []token, at string) {
+func (s *codeServer) read(words []token, at string, cms map[string]*yaml.RNode) {
 	for name, dst := range map[string]*option{"port": &s.port, "socket": &s.socket, "host": &s.host, "location": &s.location} {
 		if o, ok := flagValue(words, serverFlags[name]); ok {
 			*dst = o
 			continue
 		}
-		*dst = envOption(s.container, at, serverEnv[s.command][name])
+		*dst = envOption(s.container, at, serverEnv[s.command][name], cms)
 	}
 }
 
@@ -116,20 +116,19 @@ func flagValue(words []token, flags []string) (option, bool) {
 	return option{}, false
 }
 
-// envOption is the last of a container's env vars envNames sets.
-func envOption(c *corev1.Container, at string, envNames []string) option {
+// envOption is what a container's env vars envNames set, as Kubernetes
+// resolves them: an env entry over envFrom (envSources lists the env
+// entries first), the last one of each; a value codeloc cannot read is
+// fromEnv.
+func envOption(c *corev1.Container, at string, envNames []string, cms map[string]*yaml.RNode) option {
+	found, unreadable := envSources(c, at, cms, envNames, "")
+	if len(unreadable) > 0 {
+		return option{field: unreadable[0].field, fromEnv: true}
+	}
 	var o option
-	for i, e := range c.Env {
-		for _, n := range envNames {
-			if e.Name != n {
-				continue
-			}
-			field := fmt.Sprintf("%s.env[%d]", at, i)
-			if e.ValueFrom != nil {
-				o = option{field: field + ".valueFrom", fromEnv: true}
-			} else if e.Value != "" {
-				o = option{value: e.Value, field: field + ".value"}
-			}
+	for _, src := range found {
+		if strings.Contains(src.field, ".env[") || !strings.Contains(o.field, ".env[") {
+			o = option{value: src.text, field: src.field}
 		}
 	}
 	return o
@@ -138,8 +137,8 @@ func envOption(c *corev1.Container, at string, envNames []string) option {
 // listensEverywhere reports whether host is an address of every interface.
 func listensEverywhere(host string) bool {
 	switch strings.Trim(host, "[]") {
-	case "0.0.0.0", "::", "":
-		return host != ""
+	case "0.0.0.0", "::":
+		return true
 	}
 	return false
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -185,7 +187,10 @@ func (d *contextDecoder) runConfig(v any, path string, keys []string) runConfig 
 			var meta metav1.ObjectMeta
 			d.apiObject(m[key], at, &meta)
 			if key == "pod_template_spec_metadata" || key == "job_metadata" {
-				rc.labels = mergeLabels(rc.labels, meta.Labels)
+				if rc.labels == nil {
+					rc.labels = map[string]string{}
+				}
+				maps.Copy(rc.labels, meta.Labels)
 			}
 		case "job_config":
 			var job batchv1.Job
@@ -202,7 +207,7 @@ func (d *contextDecoder) runConfig(v any, path string, keys []string) runConfig 
 				d.fault(CodeContextInvalid, at, fmt.Sprintf("%q is not DEEP or SHALLOW", s), hintContextSchema)
 			}
 		default:
-			if !contains(keys, key) {
+			if !slices.Contains(keys, key) {
 				d.fault(CodeContextInvalid, at, "is not a field of "+path[strings.LastIndex(path, ".")+1:], hintContextSchema)
 			}
 		}
@@ -309,7 +314,7 @@ func (d *contextDecoder) onlyKeys(v any, path string, keys ...string) any {
 		return v
 	}
 	for _, k := range sortedKeys(m) {
-		if !contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			d.fault(CodeContextInvalid, path+"."+k, "is not a field here: "+strings.Join(keys, ", "), hintContextSchema)
 		}
 	}
@@ -332,26 +337,4 @@ func jsonKind(v any) string {
 		return "object"
 	}
 	return "value"
-}
-
-func mergeLabels(a, b map[string]string) map[string]string {
-	if len(b) == 0 {
-		return a
-	}
-	if a == nil {
-		a = map[string]string{}
-	}
-	for k, v := range b {
-		a[k] = v
-	}
-	return a
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

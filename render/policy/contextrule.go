@@ -29,19 +29,9 @@ func (containerContextRule) Check(in *Context, objs []*yaml.RNode) validate.Prob
 	b := in.newBinding(objs)
 	cms := shippedConfigMaps(objs)
 	var ps validate.Problems
-	for _, o := range objs {
-		if handledByPolicy(o) {
-			continue
-		}
-		n, path := podSpec(o)
-		if n == nil {
-			continue
-		}
-		spec, ok, _ := in.podSpecOf(n)
-		if !ok {
-			continue
-		}
-		for _, ct := range podContainers(spec, path) {
+	for _, w := range in.decodedPods(objs) {
+		o := w.o
+		for _, ct := range podContainers(w.spec, w.path) {
 			found, unreadable := contextSources(ct.c, ct.path, cms)
 			for _, src := range unreadable {
 				ps = append(ps, in.problem(o, CodeContextUnreadable, src.field,

@@ -99,7 +99,9 @@ func envSources(ct *corev1.Container, path string, cms map[string]*yaml.RNode, e
 			}
 		}
 	}
-	found = append(found, flagSources(ct, path, flag)...)
+	if flag != "" {
+		found = append(found, flagSources(ct, path, flag)...)
+	}
 	return found, unreadable
 }
 

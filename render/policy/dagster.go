@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -46,23 +44,12 @@ func (dagsterRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	cms := shippedConfigMaps(objs)
 	var ps validate.Problems
 	var servers []*codeServer
-	for _, o := range objs {
-		if handledByPolicy(o) {
-			continue
+	for _, w := range in.decodedPods(objs) {
+		for _, ct := range podContainers(w.spec, w.path) {
+			ps = append(ps, in.oneImage(w.o, ct, cms)...)
 		}
-		n, path := podSpec(o)
-		if n == nil {
-			continue
-		}
-		spec, ok, _ := in.podSpecOf(n)
-		if !ok {
-			continue
-		}
-		for _, ct := range podContainers(spec, path) {
-			ps = append(ps, in.oneImage(o, ct, cms)...)
-		}
-		for i := range spec.Containers {
-			if s := findCodeServer(o, &spec.Containers[i], fmt.Sprintf("%s.containers[%d]", path, i), podLabels(o)); s != nil {
+		for i := range w.spec.Containers {
+			if s := findCodeServer(w.o, &w.spec.Containers[i], fmt.Sprintf("%s.containers[%d]", w.path, i), podLabels(w.o), cms); s != nil {
 				servers = append(servers, s)
 			}
 		}
@@ -170,8 +157,8 @@ func (in *Context) findService(s *codeServer, objs []*yaml.RNode) validate.Probl
 		if o.GetApiVersion() != "v1" || o.GetKind() != "Service" || handledByPolicy(o) {
 			continue
 		}
-		svc, ok := decodeService(o)
-		if !ok || !selects(svc.Spec.Selector, s.labels) {
+		var svc corev1.Service
+		if !decodeObject(o, &svc) || !selects(svc.Spec.Selector, s.labels) {
 			continue
 		}
 		selecting = append(selecting, svc.Name)
@@ -223,18 +210,6 @@ func serviceNames(ps []servicePort) []string {
 		}
 	}
 	return out
-}
-
-func decodeService(o *yaml.RNode) (*corev1.Service, bool) {
-	data, err := node.JSON(o.YNode())
-	if err != nil {
-		return nil, false
-	}
-	var svc corev1.Service
-	if json.Unmarshal(data, &svc) != nil {
-		return nil, false
-	}
-	return &svc, true
 }
 
 // selects reports whether a Service selector matches pod labels; an empty

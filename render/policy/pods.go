@@ -3,6 +3,7 @@ package policy
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -36,3 +37,29 @@ func podTemplatePath(kind string) []string {
 
 // containerFields are the pod spec's lists of containers.
 var containerFields = []string{"initContainers", "containers", "ephemeralContainers"}
+
+// workloadPod is a workload's pod spec, decoded, and its field path.
+type workloadPod struct {
+	o    *yaml.RNode
+	spec *corev1.PodSpec
+	path string
+}
+
+// decodedPods are the pod specs of the objects the rules look at (not
+// those scopeRule refuses), decoded once per render (podSpecOf).
+func (in *Context) decodedPods(objs []*yaml.RNode) []workloadPod {
+	var out []workloadPod
+	for _, o := range objs {
+		if handledByPolicy(o) {
+			continue
+		}
+		n, path := podSpec(o)
+		if n == nil {
+			continue
+		}
+		if spec, ok, _ := in.podSpecOf(n); ok {
+			out = append(out, workloadPod{o, spec, path})
+		}
+	}
+	return out
+}

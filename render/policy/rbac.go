@@ -30,12 +30,12 @@ func (rbacRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 		switch o.GetKind() {
 		case "Role":
 			var r rbacv1.Role
-			if decodeRBAC(o, &r) {
+			if decodeObject(o, &r) {
 				ps = append(ps, in.checkRole(o, r.Rules)...)
 			}
 		case "RoleBinding":
 			var b rbacv1.RoleBinding
-			if decodeRBAC(o, &b) {
+			if decodeObject(o, &b) {
 				ps = append(ps, in.checkRoleRef(o, b.RoleRef, roles)...)
 				ps = append(ps, in.checkSubjects(o, b.Subjects, accounts)...)
 			}
@@ -55,9 +55,9 @@ func shippedNames(objs []*yaml.RNode, group, kind string) map[string]bool {
 	return set
 }
 
-// decodeRBAC decodes o into v; an object that does not decode is
-// malformed, which wellFormedRule reports.
-func decodeRBAC(o *yaml.RNode, v any) bool {
+// decodeObject decodes o into v, an API type; an object that does not
+// decode is malformed, which wellFormedRule reports.
+func decodeObject(o *yaml.RNode, v any) bool {
 	data, err := node.JSON(o.YNode())
 	return err == nil && json.Unmarshal(data, v) == nil
 }
