@@ -135,6 +135,9 @@ func (r *jobRunner) execute(ctx context.Context, pod *corev1.Pod) (int, string, 
 		return 0, "", fmt.Errorf("pod %s runs %v, not %s", pod.Name, c.Command, names.BinaryJobs)
 	}
 	root := filepath.Join(r.h.dir, "pods", string(pod.UID))
+	if err := os.MkdirAll(root, 0o755); err != nil { // a pod without volumes too (the reload)
+		return 0, "", err
+	}
 	mounts, err := r.materialize(ctx, pod, root)
 	if err != nil {
 		return 0, "", err
