@@ -189,7 +189,13 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 	p, err := h.start("argocd-application-controller", h.tools.argocd, env,
 		"--redis", h.redisAddr, "--repo-server", h.repoServerAddr,
 		"--metrics-port", strconv.Itoa(metrics), "--status-processors", "10", "--operation-processors", "10",
-		"--app-resync", "20", "--self-heal-timeout-seconds", "2", "--loglevel", "info")
+		"--app-resync", "20", "--self-heal-timeout-seconds", "2", "--loglevel", "info",
+		// A refused render shows as ComparisonError only once the same
+		// error outlasts this grace (3 min by default) unless a refresh
+		// request forces the comparison; the harness's requests do not
+		// always reach a busy controller, and the scenarios assert the
+		// refusal, not the grace: surface it at the second comparison.
+		"--repo-error-grace-period-seconds", "0")
 	if err != nil {
 		return err
 	}
