@@ -23,6 +23,8 @@ type Policy struct {
 	ServiceTypes []string `json:"serviceTypes"`
 	// Kinds are the namespaced kinds a code-location may ship.
 	Kinds []GroupKind `json:"kinds"`
+	// Reach is what the objects may reach beyond their own.
+	Reach `json:",inline"`
 }
 
 // GroupKind names a kind in an API group ("" is the core group).
@@ -84,7 +86,7 @@ func (p Policy) AllowsServiceType(t string) bool {
 // policyFields decodes the contract's policy section.
 func (c *Contract) policyFields(w *walker) []field {
 	return []field{{"policy", false, func(n *yaml.Node, path string) {
-		w.mapping(n, path, []field{
+		w.mapping(n, path, append([]field{
 			{"podSecurity", false, w.str(&c.Policy.PodSecurity)},
 			{"registries", false, w.strList(&c.Policy.Registries)},
 			{"serviceTypes", false, w.strList(&c.Policy.ServiceTypes)},
@@ -99,7 +101,7 @@ func (c *Contract) policyFields(w *walker) []field {
 					c.Policy.Kinds = append(c.Policy.Kinds, gk)
 				})
 			}},
-		})
+		}, c.reachFields(w)...))
 	}}}
 }
 
@@ -114,6 +116,7 @@ func (c *Contract) applyPolicyDefaults() {
 	if c.Policy.Kinds == nil {
 		c.Policy.Kinds = DefaultKinds
 	}
+	c.Policy.Reach.applyDefaults()
 }
 
 var kindPattern = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
@@ -146,4 +149,5 @@ func (k *contractChecker) policy() {
 		}
 		seen[gk] = true
 	}
+	k.reach()
 }
