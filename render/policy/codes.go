@@ -39,6 +39,11 @@ const (
 	CodeGRPCService       = "dagster-grpc-service"
 	CodeLocationName      = "dagster-location-name"
 
+	// What the objects select and target stays among the code-location's own.
+	CodeScopeSelector = "scope-selector"
+	CodeScopeTarget   = "scope-target"
+	CodeExternalIP    = "policy-external-ip"
+
 	// Objects well-formed before they reach the cluster.
 	CodeMalformed = "object-malformed"
 	CodeIdentity  = "object-identity"
@@ -80,6 +85,10 @@ var CodeDocs = map[string]string{
 	CodeGRPCHost:          "The code server listens on localhost (Dagster's default host): set -h 0.0.0.0 so that the webserver and daemon reach it.",
 	CodeGRPCService:       "No Service (or more than one) of the render reaches the code server's port: Dagster's workspace needs one host and port.",
 	CodeLocationName:      "The code server's --location-name is not the code-location's name, which the workspace and the reload use.",
+
+	CodeScopeSelector: "A pod selector selects on the code-location label (codeloc.dev/code-location, dagster/code-location) with another code-location's value, or with NotIn, DoesNotExist or In another value: it would reach other code-locations' pods.",
+	CodeScopeTarget:   "An autoscaler scales, or an Ingress or route publishes, an object the render does not ship: another code-location's or the platform's.",
+	CodeExternalIP:    "A Service's spec.externalIPs holds an address outside the contract's policy.externalIPs: every node takes the traffic to it, for the whole cluster.",
 
 	CodeMalformed: "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type.",
 	CodeIdentity:  "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other.",

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -49,7 +50,7 @@ func (dagsterRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 			ps = append(ps, in.oneImage(w.o, ct, cms)...)
 		}
 		for i := range w.spec.Containers {
-			if s := findCodeServer(w.o, &w.spec.Containers[i], fmt.Sprintf("%s.containers[%d]", w.path, i), podLabels(w.o), cms); s != nil {
+			if s := findCodeServer(w.o, &w.spec.Containers[i], fmt.Sprintf("%s.containers[%d]", w.path, i), in.podLabels(w.o), cms); s != nil {
 				servers = append(servers, s)
 			}
 		}
@@ -67,16 +68,17 @@ func (dagsterRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	return ps
 }
 
-// podLabels are the labels of a workload's pods.
-func podLabels(o *yaml.RNode) map[string]string {
+// podLabels are the labels of a workload's pods as deployed: with the
+// code-location's label, which Apply adds (a Service may select on it).
+func (in *Context) podLabels(o *yaml.RNode) map[string]string {
+	labels := map[string]string{}
 	if o.GetKind() == "Pod" {
-		return o.GetLabels()
+		labels = o.GetLabels()
+	} else if tmpl, err := o.Pipe(yaml.Lookup(podTemplatePath(o.GetKind())...)); err == nil && tmpl != nil {
+		labels = tmpl.GetLabels()
 	}
-	tmpl, err := o.Pipe(yaml.Lookup(podTemplatePath(o.GetKind())...))
-	if err != nil || tmpl == nil {
-		return nil
-	}
-	return tmpl.GetLabels()
+	labels[names.LabelCodeLocation] = in.d.CodeLocation
+	return labels
 }
 
 // oneImage refuses an image setting of Dagster's that is not the

@@ -201,6 +201,7 @@ func TestCodeServer(t *testing.T) {
 		{"no port", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0]}`), []string{"dagster-grpc-port the code server (dagster api grpc) sets no --port"}, ""},
 		{"port from a secret", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0], env: [{name: DAGSTER_GRPC_PORT, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: p}}}]}`),
 			[]string{"dagster-grpc-port the code server's port comes from elsewhere"}, ""},
+		{"a Service selecting on the code-location's label, which Apply adds to the pods", strings.Replace(svc, "{app: c}", "{codeloc.dev/code-location: citation}", 1) + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
 		{"no Service", pod(`{name: d, ` + image + `, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"]}`), []string{"dagster-grpc-service no Service of the render selects"}, ""},
 		{"port unreached", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "4000"], ports: [{name: grpc, containerPort: 3030}]}`),
 			[]string{"dagster-grpc-service Service citation selects the code server's pods but none of its ports reaches port 4000"}, ""},

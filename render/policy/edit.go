@@ -13,8 +13,9 @@ import (
 
 // Apply edits the objects as the cluster deploys them, once Check found
 // nothing wrong: the namespace forced, the code-location's labels added
-// (on pod templates too), each declared bucket's references injected into
-// every container.
+// (on pod templates too, and to the pod selectors of Services,
+// NetworkPolicies and PodDisruptionBudgets), each declared bucket's
+// references injected into every container.
 func Apply(in *Context, objs []*yaml.RNode) validate.Problems {
 	var ps validate.Problems
 	for _, o := range objs {
@@ -25,7 +26,8 @@ func Apply(in *Context, objs []*yaml.RNode) validate.Problems {
 	return ps
 }
 
-// edit forces the namespace, adds labels and bucket references.
+// edit forces the namespace, adds labels (to selectors too) and bucket
+// references.
 func (in *Context) edit(o *yaml.RNode) error {
 	if err := o.SetNamespace(in.c.Namespace); err != nil {
 		return err
@@ -36,13 +38,17 @@ func (in *Context) edit(o *yaml.RNode) error {
 	if err := o.SetLabels(labels); err != nil {
 		return err
 	}
+	if err := in.scopeSelector(o); err != nil {
+		return err
+	}
 	spec, _ := podSpec(o)
 	if spec == nil {
 		return nil
 	}
 	if o.GetKind() != "Pod" {
 		// The template label lets preflight tell this code-location's pods
-		// from others; the selector is left alone (it is immutable).
+		// from others; the workload's selector is left alone (it is
+		// immutable).
 		tmpl, err := o.Pipe(yaml.LookupCreate(yaml.MappingNode, podTemplatePath(o.GetKind())...))
 		if err != nil {
 			return err

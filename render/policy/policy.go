@@ -32,6 +32,7 @@ var Rules = []Rule{
 	ownershipRule{},
 	consumptionRule{},
 	rbacRule{},
+	scopingRule{},
 	podSecurityRule{},
 	imageRule{},
 	requestRule{},
