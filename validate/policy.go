@@ -116,7 +116,7 @@ func (c *Contract) applyPolicyDefaults() {
 	if c.Policy.Kinds == nil {
 		c.Policy.Kinds = DefaultKinds
 	}
-	c.Policy.Reach.applyDefaults()
+	c.Policy.applyDefaults()
 }
 
 var kindPattern = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
