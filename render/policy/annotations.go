@@ -45,7 +45,7 @@ func (in *Context) deniedAnnotation(key, field string) *contextFault {
 		why = "the contract's policy.deniedAnnotations lists it"
 	}
 	return &contextFault{CodeAnnotationDenied, field,
-		fmt.Sprintf("annotation %s configures a controller every code-location shares (%s)", key, why),
+		fmt.Sprintf("annotation %s configures a controller every code-location shares: %s", key, why),
 		"remove it: what it sets reaches the other code-locations' traffic or Secrets; ask the platform for the setting"}
 }
 

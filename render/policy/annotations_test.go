@@ -29,9 +29,9 @@ metadata:
 spec:
   rules: [{host: citation.example.com}]
 `, want: []string{
-			"policy-annotation-denied Ingress/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/configuration-snippet: annotation nginx.ingress.kubernetes.io/configuration-snippet configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
-			"policy-annotation-denied Ingress/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/auth-secret: annotation nginx.ingress.kubernetes.io/auth-secret configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
-			"policy-annotation-denied Ingress/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/Server-Snippet: annotation nginx.ingress.kubernetes.io/Server-Snippet configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
+			"policy-annotation-denied Ingress/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/configuration-snippet: annotation nginx.ingress.kubernetes.io/configuration-snippet configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
+			"policy-annotation-denied Ingress/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/auth-secret: annotation nginx.ingress.kubernetes.io/auth-secret configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
+			"policy-annotation-denied Ingress/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/Server-Snippet: annotation nginx.ingress.kubernetes.io/Server-Snippet configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
 		}},
 
 		{name: "pod templates and a CronJob's Job template", objects: `apiVersion: batch/v1
@@ -59,9 +59,9 @@ spec:
     spec:
       containers: [{name: web, image: x}]
 `, want: []string{
-			"policy-annotation-denied CronJob/citation-refresh.spec.jobTemplate.metadata.annotations.nginx.ingress.kubernetes.io/server-snippet: annotation nginx.ingress.kubernetes.io/server-snippet configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
-			"policy-annotation-denied CronJob/citation-refresh.spec.jobTemplate.spec.template.metadata.annotations.nginx.ingress.kubernetes.io/stream-snippet: annotation nginx.ingress.kubernetes.io/stream-snippet configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
-			"policy-annotation-denied Deployment/citation-web.spec.template.metadata.annotations.nginx.ingress.kubernetes.io/auth-snippet: annotation nginx.ingress.kubernetes.io/auth-snippet configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
+			"policy-annotation-denied CronJob/citation-refresh.spec.jobTemplate.metadata.annotations.nginx.ingress.kubernetes.io/server-snippet: annotation nginx.ingress.kubernetes.io/server-snippet configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
+			"policy-annotation-denied CronJob/citation-refresh.spec.jobTemplate.spec.template.metadata.annotations.nginx.ingress.kubernetes.io/stream-snippet: annotation nginx.ingress.kubernetes.io/stream-snippet configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
+			"policy-annotation-denied Deployment/citation-web.spec.template.metadata.annotations.nginx.ingress.kubernetes.io/auth-snippet: annotation nginx.ingress.kubernetes.io/auth-snippet configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
 		}},
 
 		{name: "a prefix of the contract, a kind the cluster provides left alone",
@@ -78,7 +78,7 @@ metadata:
   name: citation-secret
   annotations: {traefik.ingress.kubernetes.io/x: y}
 `, want: []string{
-				"policy-annotation-denied Service/citation-web.metadata.annotations.traefik.ingress.kubernetes.io/service.sticky.cookie: annotation traefik.ingress.kubernetes.io/service.sticky.cookie configures a controller every code-location shares (the contract's policy.deniedAnnotations denies the prefix traefik.ingress.kubernetes.io/)",
+				"policy-annotation-denied Service/citation-web.metadata.annotations.traefik.ingress.kubernetes.io/service.sticky.cookie: annotation traefik.ingress.kubernetes.io/service.sticky.cookie configures a controller every code-location shares: the contract's policy.deniedAnnotations denies the prefix traefik.ingress.kubernetes.io/",
 			}},
 
 		{name: "an empty list denies nothing",
@@ -101,8 +101,8 @@ spec:
     spec:
       containers: [{name: web, image: x}]
 `, want: []string{
-			"policy-annotation-denied Deployment/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/server-snippet: annotation nginx.ingress.kubernetes.io/server-snippet configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
-			"policy-annotation-denied Deployment/citation-web.spec.template.metadata.annotations.nginx.ingress.kubernetes.io/server-snippet: annotation nginx.ingress.kubernetes.io/server-snippet configures a controller every code-location shares (the contract's policy.deniedAnnotations lists it)",
+			"policy-annotation-denied Deployment/citation-web.metadata.annotations.nginx.ingress.kubernetes.io/server-snippet: annotation nginx.ingress.kubernetes.io/server-snippet configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
+			"policy-annotation-denied Deployment/citation-web.spec.template.metadata.annotations.nginx.ingress.kubernetes.io/server-snippet: annotation nginx.ingress.kubernetes.io/server-snippet configures a controller every code-location shares: the contract's policy.deniedAnnotations lists it",
 		}},
 	}
 	for _, tt := range tests {

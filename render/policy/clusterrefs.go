@@ -38,5 +38,5 @@ func schedulerFaults(name, field string) []contextFault {
 	}
 	return []contextFault{{CodePodClusterRef, field,
 		fmt.Sprintf("scheduler %q is not the cluster's %s: another scheduler places the pods outside the cluster's rules", name, defaultScheduler),
-		"remove schedulerName: the default scheduler places every code-location's pods"}}
+		"remove it: the default scheduler places every code-location's pods"}}
 }

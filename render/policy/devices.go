@@ -65,7 +65,7 @@ func (in *Context) resourceFaults(who string, r corev1.ResourceRequirements, pat
 			}
 			faults = append(faults, contextFault{CodeResourceExtended, field,
 				fmt.Sprintf("%s %s %s, which the contract's policy.extendedResources does not list: a device of the nodes, outside the declaration", who, from.name, name),
-				listedHint("policy.extendedResources", listed, "extended resource (GPU, device...)")})
+				listedHint("policy.extendedResources", listed, "extended resource such as a GPU")})
 		}
 	}
 	return faults
@@ -81,7 +81,7 @@ func (in *Context) podClaimFaults(c corev1.PodResourceClaim, path string) []cont
 	case c.ResourceClaimName != nil:
 		return []contextFault{{CodeResourceClaim, path + ".resourceClaimName",
 			fmt.Sprintf("claim %q uses the ResourceClaim %q: devices allocated to whoever shares it, outside the declaration", c.Name, *c.ResourceClaimName),
-			"claim from a ResourceClaimTemplate the platform lists in policy.resourceClaimTemplates (resourceClaimTemplateName): each pod then gets its own claim"}}
+			"set resourceClaimTemplateName to a ResourceClaimTemplate the platform lists in policy.resourceClaimTemplates: each pod then gets its own claim"}}
 	case c.ResourceClaimTemplateName != nil && !slices.Contains(listed, *c.ResourceClaimTemplateName):
 		return []contextFault{{CodeResourceClaim, path + ".resourceClaimTemplateName",
 			fmt.Sprintf("claim %q comes from the ResourceClaimTemplate %q, which the contract's policy.resourceClaimTemplates does not list", c.Name, *c.ResourceClaimTemplateName),

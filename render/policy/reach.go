@@ -71,7 +71,7 @@ func (in *Context) contextReach(k *k8sContext) []contextFault {
 // the listed names, or asking the platform when it lists none.
 func listedHint(list string, listed []string, what string) string {
 	if len(listed) == 0 {
-		return fmt.Sprintf("remove it: the platform offers no %s to code-locations (ask it to list one in %s)", what, list)
+		return fmt.Sprintf("remove it: the platform offers code-locations no %s; ask it to list one in %s", what, list)
 	}
 	return fmt.Sprintf("use one the platform lists in %s (%s), or remove it", list, strings.Join(slices.Sorted(slices.Values(listed)), ", "))
 }

@@ -73,7 +73,7 @@ func TestCheckReach(t *testing.T) {
 			`volume-type ` + p + `.volumes[4].rbd: volume "e" is rbd: it attaches a disk of a storage network the declaration does not name`,
 			`volume-type ` + p + `.volumes[5].azureFile: volume "f" is azureFile: it mounts a network file system the declaration does not name`,
 			`volume-type ` + p + `.volumes[6].flexVolume: volume "g" is flexVolume: a driver binary on the node mounts what it serves, outside the declaration`,
-			`volume-type ` + p + `.volumes[7].gitRepo: volume "h" is gitRepo: the node clones a git repository when the pod starts: code outside the declared revision`,
+			`volume-type ` + p + `.volumes[7].gitRepo: volume "h" is gitRepo: the node clones a git repository when the pod starts, code outside the declared revision`,
 			`volume-type ` + p + `.volumes[8].image: volume "i" is image: the node pulls an image or artifact as the volume, outside the rules on images`,
 			`volume-type ` + p + `.volumes[9].awsElasticBlockStore: volume "j" is awsElasticBlockStore: it attaches a cloud disk the declaration does not name`,
 			`volume-type ` + p + `.volumes[10].nfs: volume "k" is nfs: it mounts a network file system the declaration does not name`,
@@ -174,7 +174,7 @@ metadata: {name: citation-secret}
 spec:
   volumes: [{name: src, gitRepo: {repository: x}}]
 `, want: []string{
-			`volume-type CronJob/citation-refresh.spec.jobTemplate.spec.template.spec.volumes[0].gitRepo: volume "src" is gitRepo: the node clones a git repository when the pod starts: code outside the declared revision`,
+			`volume-type CronJob/citation-refresh.spec.jobTemplate.spec.template.spec.volumes[0].gitRepo: volume "src" is gitRepo: the node clones a git repository when the pod starts, code outside the declared revision`,
 			`pod-cluster-ref CronJob/citation-refresh.spec.jobTemplate.spec.template.spec.priorityClassName: PriorityClass "high" is not in the contract's policy.priorityClasses: it ranks the pods against every code-location's, and may preempt theirs`,
 		}},
 	}
@@ -242,25 +242,25 @@ func TestReachHints(t *testing.T) {
 		want     string
 	}{
 		{name: "a CSI driver, none offered", spec: `  volumes: [{name: a, csi: {driver: x.csi.k8s.io}}]`,
-			want: "remove it: the platform offers no inline CSI driver to code-locations (ask it to list one in policy.csiDrivers)"},
+			want: "remove it: the platform offers code-locations no inline CSI driver; ask it to list one in policy.csiDrivers"},
 		{name: "a CSI driver, some offered", contract: func(c *validate.Contract) { c.Policy.CSIDrivers = []string{"b.csi.k8s.io", "a.csi.k8s.io"} }, spec: `  volumes: [{name: a, csi: {driver: x.csi.k8s.io}}]`,
 			want: "use one the platform lists in policy.csiDrivers (a.csi.k8s.io, b.csi.k8s.io), or remove it"},
 		{name: "nfs without a disk", spec: `  volumes: [{name: a, nfs: {server: s, path: /}}]`,
-			want: "use an emptyDir for scratch space, a declared bucket for shared files, or declare resources.disk and mount the claim citation-data; pods may use configMap, csi, downwardAPI, emptyDir, ephemeral, persistentVolumeClaim, projected, secret volumes (csi with the contract's policy.csiDrivers)"},
+			want: "use an emptyDir for scratch space, a declared bucket for shared files, or declare resources.disk and mount the claim citation-data; pods may use configMap, secret, projected, downwardAPI, emptyDir and persistentVolumeClaim volumes, and csi of a driver in the contract's policy.csiDrivers"},
 		{name: "nfs with a disk", disk: true, spec: `  volumes: [{name: a, nfs: {server: s, path: /}}]`,
-			want: "use an emptyDir for scratch space, a declared bucket for shared files, or the declared claim citation-data; pods may use configMap, csi, downwardAPI, emptyDir, ephemeral, persistentVolumeClaim, projected, secret volumes (csi with the contract's policy.csiDrivers)"},
+			want: "use an emptyDir for scratch space, a declared bucket for shared files, or the declared claim citation-data; pods may use configMap, secret, projected, downwardAPI, emptyDir and persistentVolumeClaim volumes, and csi of a driver in the contract's policy.csiDrivers"},
 		{name: "gitRepo", spec: `  volumes: [{name: a, gitRepo: {repository: r}}]`,
-			want: "build the files into the image at the declared revision; pods may use configMap, csi, downwardAPI, emptyDir, ephemeral, persistentVolumeClaim, projected, secret volumes (csi with the contract's policy.csiDrivers)"},
+			want: "build the files into the image at the declared revision; pods may use configMap, secret, projected, downwardAPI, emptyDir and persistentVolumeClaim volumes, and csi of a driver in the contract's policy.csiDrivers"},
 		{name: "huge pages", spec: `  containers: [{name: app, image: x, resources: {limits: {hugepages-1Gi: 1Gi}}}]`,
 			want: "remove it and request memory: a code-location's memory is what its declaration budgets"},
 		{name: "a GPU, some offered", contract: reachContract, spec: `  containers: [{name: app, image: x, resources: {limits: {amd.com/gpu: 1}}}]`,
 			want: "use one the platform lists in policy.extendedResources (nvidia.com/gpu), or remove it"},
 		{name: "a shared ResourceClaim", spec: `  resourceClaims: [{name: g, resourceClaimName: gpus}]`,
-			want: "claim from a ResourceClaimTemplate the platform lists in policy.resourceClaimTemplates (resourceClaimTemplateName): each pod then gets its own claim"},
+			want: "set resourceClaimTemplateName to a ResourceClaimTemplate the platform lists in policy.resourceClaimTemplates: each pod then gets its own claim"},
 		{name: "a PriorityClass, none offered", spec: `  priorityClassName: high`,
-			want: "remove it: the platform offers no PriorityClass to code-locations (ask it to list one in policy.priorityClasses)"},
+			want: "remove it: the platform offers code-locations no PriorityClass; ask it to list one in policy.priorityClasses"},
 		{name: "a scheduler", spec: `  schedulerName: volcano`,
-			want: "remove schedulerName: the default scheduler places every code-location's pods"},
+			want: "remove it: the default scheduler places every code-location's pods"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

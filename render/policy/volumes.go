@@ -23,6 +23,9 @@ import (
 // included, is refused: this is an allowlist.
 var allowedVolumeTypes = []string{"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"}
 
+// allowedVolumesText says which volumes a pod may use, for hints.
+const allowedVolumesText = "pods may use configMap, secret, projected, downwardAPI, emptyDir and persistentVolumeClaim volumes, and csi of a driver in the contract's policy.csiDrivers"
+
 // allowedProjections are the sources a projected volume may use
 // (corev1.VolumeProjection). clusterTrustBundle reads cluster-scoped
 // ClusterTrustBundles: public CA certificates, read by the kubelet, meant
@@ -38,7 +41,7 @@ var volumeKinds = map[string]string{
 	"cinder": cloudDisk, "vsphereVolume": cloudDisk, "photonPersistentDisk": cloudDisk,
 	"flexVolume": "a driver binary on the node mounts what it serves, outside the declaration",
 	"hostPath":   "it mounts a directory of the node",
-	"gitRepo":    "the node clones a git repository when the pod starts: code outside the declared revision",
+	"gitRepo":    "the node clones a git repository when the pod starts, code outside the declared revision",
 	"image":      "the node pulls an image or artifact as the volume, outside the rules on images",
 }
 
@@ -86,7 +89,7 @@ func (in *Context) volumeTypeFault(name, t, field string) contextFault {
 	case "image":
 		hint = "copy the files into the container's image, or ship them in a ConfigMap of the kustomize root"
 	}
-	return contextFault{CodeVolumeType, field, msg, hint + "; pods may use " + strings.Join(allowedVolumeTypes, ", ") + " volumes (csi with the contract's policy.csiDrivers)"}
+	return contextFault{CodeVolumeType, field, msg, hint + "; " + allowedVolumesText}
 }
 
 // storageHint points at the storage a code-location may have.
