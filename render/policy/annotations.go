@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -33,13 +34,16 @@ func (annotationRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 }
 
 // deniedAnnotation is the fault of annotation key at field, nil when the
-// contract does not deny it. Keys are compared in lower case: the API
-// server takes an annotation's name part in any case.
+// contract does not deny it. Keys and prefixes are compared in lower
+// case: the API server takes an annotation's name part in any case.
 func (in *Context) deniedAnnotation(key, field string) *contextFault {
-	prefix, denied := in.c.Policy.DeniedAnnotation(strings.ToLower(key))
-	if !denied {
+	i := slices.IndexFunc(in.c.Policy.DeniedAnnotations, func(p string) bool {
+		return strings.HasPrefix(strings.ToLower(key), strings.ToLower(p))
+	})
+	if i < 0 {
 		return nil
 	}
+	prefix := in.c.Policy.DeniedAnnotations[i]
 	why := fmt.Sprintf("the contract's policy.deniedAnnotations denies the prefix %s", prefix)
 	if strings.EqualFold(key, prefix) {
 		why = "the contract's policy.deniedAnnotations lists it"

@@ -120,3 +120,12 @@ spec:
 		})
 	}
 }
+
+func TestDeniedAnnotationCase(t *testing.T) {
+	in := podRuleInstance(t, func(c *validate.Contract) { c.Policy.DeniedAnnotations = []string{"Example.com/Inject"} })
+	for key, denied := range map[string]bool{"example.com/inject-x": true, "EXAMPLE.com/Inject": true, "example.com/other": false} {
+		if got := in.deniedAnnotation(key, "metadata.annotations."+key) != nil; got != denied {
+			t.Errorf("%s: denied %v, want %v", key, got, denied)
+		}
+	}
+}

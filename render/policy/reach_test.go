@@ -79,8 +79,10 @@ func TestCheckReach(t *testing.T) {
 			`volume-type ` + p + `.volumes[10].nfs: volume "k" is nfs: it mounts a network file system the declaration does not name`,
 		}},
 
-		{name: "hostPath is pod-security's at baseline", objects: reachPod(`  containers: [{name: app, image: x}]
-  volumes: [{name: root, hostPath: {path: /}}]`)},
+		{name: "hostPath is pod-security's at baseline, another type beside it is not", objects: reachPod(`  containers: [{name: app, image: x}]
+  volumes: [{name: root, hostPath: {path: /}}, {name: both, hostPath: {path: /}, nfs: {server: s, path: /}}]`), want: []string{
+			`volume-type ` + p + `.volumes[1].nfs: volume "both" is nfs: it mounts a network file system the declaration does not name`,
+		}},
 
 		{name: "at restricted, pod-security refuses the types; the CSI driver is still this rule's",
 			contract: func(c *validate.Contract) { c.Policy.PodSecurity = validate.PodSecurityRestricted },
@@ -315,5 +317,12 @@ func TestSetFields(t *testing.T) {
 	}
 	if got := setFields(corev1.VolumeProjection{}); got != nil {
 		t.Errorf("no source set: %v", got)
+	}
+}
+
+func TestOnlySource(t *testing.T) {
+	v := corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}, NFS: &corev1.NFSVolumeSource{}}
+	if got := setFields(onlySource(v, "nfs")); !cmp.Equal(got, []string{"nfs"}) {
+		t.Errorf("onlySource(nfs) sets %v", got)
 	}
 }

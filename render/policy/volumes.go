@@ -65,7 +65,7 @@ func (in *Context) volumeFaults(volumes []corev1.Volume, path string) []contextF
 			case t == "projected":
 				faults = append(faults, projectionFaults(v, at)...)
 			case slices.Contains(allowedVolumeTypes, t):
-			case in.podSecurityRefusesVolume(v):
+			case in.podSecurityRefusesVolume(corev1.Volume{Name: v.Name, VolumeSource: onlySource(v.VolumeSource, t)}):
 				// pod-security says it already, at this level
 			default:
 				faults = append(faults, in.volumeTypeFault(v.Name, t, at+"."+t))
@@ -145,8 +145,20 @@ func setFields(v any) []string {
 	return out
 }
 
+// onlySource is v with only its source t (a JSON name) set.
+func onlySource(v corev1.VolumeSource, t string) corev1.VolumeSource {
+	var out corev1.VolumeSource
+	src, dst := reflect.ValueOf(v), reflect.ValueOf(&out).Elem()
+	for i := range src.NumField() {
+		if name, _, _ := strings.Cut(src.Type().Field(i).Tag.Get("json"), ","); name == t {
+			dst.Field(i).Set(src.Field(i))
+		}
+	}
+	return out
+}
+
 // podSecurityRefusesVolume reports whether the contract's Pod Security
-// level refuses v (hostPath at baseline; every type outside restricted's
+// level refuses v (one source) (hostPath at baseline; every type outside restricted's
 // list at restricted): podSecurityRule reports it, so that one volume
 // gets one problem. It asks Kubernetes' own checks, with a pod that
 // passes every other check.
