@@ -43,6 +43,13 @@ const (
 	CodeScopeSelector = "scope-selector"
 	CodeScopeTarget   = "scope-target"
 	CodeExternalIP    = "policy-external-ip"
+	// What the objects reach beyond their own: volumes, devices, cluster
+	// objects, shared controllers.
+	CodeVolumeType       = "volume-type"
+	CodeResourceExtended = "resource-extended"
+	CodeResourceClaim    = "resource-claim"
+	CodePodClusterRef    = "pod-cluster-ref"
+	CodeAnnotationDenied = "policy-annotation-denied"
 
 	// Objects well-formed before they reach the cluster.
 	CodeMalformed = "object-malformed"
@@ -58,7 +65,7 @@ var CodeDocs = map[string]string{
 	CodeImageRevision:  "An image of the code-location does not carry the declared revision as its tag.",
 	CodeNameConflict:   "An object has the name of one codeloc emits.",
 
-	CodeConsumeSecret:         "A pod references a Secret the declaration does not name: neither in dependsOn.secrets nor a declared bucket's.",
+	CodeConsumeSecret:         "A pod, an Ingress's TLS or a ServiceAccount's secrets reference a Secret the declaration does not name: neither in dependsOn.secrets nor a declared bucket's.",
 	CodeConsumeConfigMap:      "A pod references a ConfigMap that neither the render ships nor a declared bucket provides.",
 	CodeConsumeClaim:          "A pod mounts a PersistentVolumeClaim other than <codeLocation>-data, or that one without resources.disk.",
 	CodeConsumeServiceAccount: "A pod runs as a ServiceAccount that is neither default nor shipped by the render (codeloc's own preflight accounts included).",
@@ -86,9 +93,14 @@ var CodeDocs = map[string]string{
 	CodeGRPCService:       "No Service (or more than one) of the render reaches the code server's port: Dagster's workspace needs one host and port.",
 	CodeLocationName:      "The code server's --location-name is not the code-location's name, which the workspace and the reload use.",
 
-	CodeScopeSelector: "A pod selector selects on the code-location label (codeloc.dev/code-location, dagster/code-location) with another code-location's value, or with NotIn, DoesNotExist or In another value: it would reach other code-locations' pods.",
-	CodeScopeTarget:   "An autoscaler scales, or an Ingress or route publishes, an object the render does not ship: another code-location's or the platform's.",
-	CodeExternalIP:    "A Service's spec.externalIPs holds an address outside the contract's policy.externalIPs: every node takes the traffic to it, for the whole cluster.",
+	CodeScopeSelector:    "A pod selector selects on the code-location label (codeloc.dev/code-location, dagster/code-location) with another code-location's value, or with NotIn, DoesNotExist or In another value: it would reach other code-locations' pods.",
+	CodeScopeTarget:      "An autoscaler scales, or an Ingress or route publishes, an object the render does not ship: another code-location's or the platform's.",
+	CodeExternalIP:       "A Service's spec.externalIPs holds an address outside the contract's policy.externalIPs: every node takes the traffic to it, for the whole cluster.",
+	CodeVolumeType:       "A pod mounts a volume type outside the allowlist (configMap, secret, projected, downwardAPI, emptyDir, persistentVolumeClaim, ephemeral; csi with a driver of policy.csiDrivers): network file systems, disks, gitRepo, image...",
+	CodeResourceExtended: "A container requests or limits a resource other than cpu, memory and ephemeral-storage: huge pages, or an extended resource (a GPU...) the contract's policy.extendedResources does not list.",
+	CodeResourceClaim:    "A pod claims devices (dynamic resource allocation) other than from a ResourceClaimTemplate of the contract's policy.resourceClaimTemplates: a shared ResourceClaim, another template.",
+	CodePodClusterRef:    "A pod names a PriorityClass or RuntimeClass outside the contract's policy.priorityClasses or policy.runtimeClasses, or a scheduler other than default-scheduler.",
+	CodeAnnotationDenied: "An object or a template inside it sets an annotation whose key starts with a prefix of the contract's policy.deniedAnnotations (ingress-nginx snippets and secret annotations by default).",
 
 	CodeMalformed: "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type.",
 	CodeIdentity:  "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other.",

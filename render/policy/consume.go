@@ -83,6 +83,9 @@ func (b *binding) object(o *yaml.RNode) validate.Problems {
 		ps = append(ps, b.shippedClaim(o))
 	case o.GetApiVersion() == "v1" && o.GetKind() == "ServiceAccount":
 		ps = append(ps, b.serviceAccountPullSecrets(o)...)
+		ps = append(ps, b.serviceAccountSecrets(o)...)
+	case o.GetKind() == "Ingress":
+		ps = append(ps, b.ingressTLS(o)...)
 	case o.GetKind() == "StatefulSet":
 		ps = append(ps, b.claimTemplates(o)...)
 	}

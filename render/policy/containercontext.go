@@ -29,12 +29,16 @@ type runConfig struct {
 	container *corev1.Container
 	pod       *corev1.PodSpec
 	labels    map[string]string // pod_template_spec_metadata, job_metadata labels
+	// annotations are the annotation keys of every metadata it sets, at
+	// their paths (reachRule denies some).
+	annotations []fieldName
 }
 
 // k8sContext is a decoded "k8s" container context: what a run pod gets.
 type k8sContext struct {
 	serviceAccount  string
 	namespace       string
+	schedulerName   string
 	pullSecrets     []string
 	envSecrets      []string
 	envConfigMaps   []string
@@ -115,8 +119,10 @@ func (d *contextDecoder) decodeK8s(m map[string]any) *k8sContext {
 	for _, key := range sortedKeys(m) {
 		v, path := m[key], "k8s."+key
 		switch key {
-		case "image_pull_policy", "scheduler_name":
+		case "image_pull_policy":
 			d.str(v, path)
+		case "scheduler_name":
+			k.schedulerName = d.str(v, path)
 		case "service_account_name":
 			k.serviceAccount = d.str(v, path)
 		case "namespace":
@@ -186,6 +192,9 @@ func (d *contextDecoder) runConfig(v any, path string, keys []string) runConfig 
 		case "pod_template_spec_metadata", "job_metadata", "deployment_metadata", "service_metadata":
 			var meta metav1.ObjectMeta
 			d.apiObject(m[key], at, &meta)
+			for _, a := range sortedKeys(meta.Annotations) {
+				rc.annotations = append(rc.annotations, fieldName{at + ".annotations." + a, a})
+			}
 			if key == "pod_template_spec_metadata" || key == "job_metadata" {
 				if rc.labels == nil {
 					rc.labels = map[string]string{}

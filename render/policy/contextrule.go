@@ -104,7 +104,7 @@ func (b *binding) checkContext(text string) []contextFault {
 		faults = append(faults, b.in.contextImages(pc.path, &pc.pod)...)
 	}
 	faults = append(faults, b.in.contextRequests(k.runPod(k.run))...)
-	return faults
+	return append(faults, b.in.contextReach(k)...)
 }
 
 // contextReferences checks what the run pods read by name.

@@ -38,6 +38,8 @@ var Rules = []Rule{
 	requestRule{},
 	containerContextRule{},
 	dagsterRule{},
+	reachRule{},
+	annotationRule{},
 }
 
 // Check runs every rule over the objects as kustomize built them.
