@@ -24,7 +24,7 @@ type rbacRule struct{}
 
 func (rbacRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	roles, accounts := shippedNames(objs, rbacv1.GroupName, "Role"), shippedNames(objs, "", "ServiceAccount")
-	shipped := shippedResources(objs)
+	shipped := indexShipped(objs)
 	var ps validate.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) || objectGroupKind(o).Group != rbacv1.GroupName {
@@ -135,7 +135,7 @@ var (
 		"pods/eviction":            {"evicts any pod of the namespace, other code-locations' included", hintNoScheduler},
 		"pods/binding":             {"binds any pending pod of the namespace to a node of its choosing", hintNoScheduler},
 		"bindings":                 {"binds any pending pod of the namespace to a node of its choosing", hintNoScheduler},
-		"nodes":                    {"is cluster-scoped, so a Role grants nothing on it, and nodes/proxy reaches the kubelets, which run commands in any pod of their node", "remove it: nodes belong to the platform"},
+		"nodes":                    {"names nodes: they are cluster-scoped, so a Role grants nothing on them, and nodes/proxy reaches the kubelets, which run commands in any pod of their node", "remove it: nodes belong to the platform"},
 	}
 	forbiddenVerbs = map[string]refusal{
 		"escalate":    {"lets the holder write Roles that grant more than it holds", hintNoEscalate},

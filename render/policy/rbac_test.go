@@ -296,10 +296,13 @@ func TestCheckRBACWrites(t *testing.T) {
 		}},
 		{"escalation through its own Role", nil, `
   - apiGroups: [rbac.authorization.k8s.io]
-    resources: [roles]
+    resources: [roles, clusterrolebindings]
     resourceNames: [citation-writer]
     verbs: [patch]
-`, []string{"rbac-write Role/citation-writer.rules[0].resources[0]"}},
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+		}},
 		{"tunnels, proxies, evictions and nodes", nil, `
   - apiGroups: [""]
     resources: [pods/portforward, services/proxy, pods/proxy, pods/eviction, pods/binding, bindings, nodes, nodes/proxy]
@@ -320,6 +323,16 @@ func TestCheckRBACWrites(t *testing.T) {
     resourceNames: [citation-web]
     verbs: [patch]
 `, []string{"rbac-write Role/citation-writer.rules[0].resourceNames[0]"}},
+		{"run launching in one rule of two API groups", nil, `
+  - apiGroups: ["", batch]
+    resources: [pods, jobs]
+    verbs: [create, delete]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+		}},
 		{"unknown verbs and capitals grant nothing", nil, `
   - apiGroups: [""]
     resources: [ConfigMaps, Secrets]
@@ -391,6 +404,9 @@ rules:
   - apiGroups: [""]
     resources: [configmaps]
     verbs: [Patch]
+  - apiGroups: [batch, ""]
+    resources: [jobs]
+    verbs: [create]
 `))
 	type line struct{ Path, Message, Hint string }
 	want := []line{
@@ -398,13 +414,13 @@ rules:
 			`verb "Patch" is not one of get, list, watch, create, update, patch, delete, deletecollection: RBAC compares verbs exactly, so it grants nothing codeloc can judge`,
 			`write "patch"`},
 		{"Role/citation-writer.rules[0].resources[0]",
-			"grants update and patch on apps/deployments without resourceNames: it writes every apps/deployments object of the shared namespace, other code-locations' included",
+			"grants update and patch on apps/deployments without resourceNames, so on every one in the shared namespace, other code-locations' included",
 			`name in resourceNames only the deployments the kustomize root ships (citation-web), or ask the platform to list {group: "apps", resource: deployments, verbs: [update, patch]} in policy.runLaunching`},
 		{"Role/citation-writer.rules[1].resourceNames[0]",
 			"grants patch on configmaps codeloc-mediawatch, which the kustomize root does not ship: it writes another code-location's object, or one the render never checked",
 			"name in resourceNames only the configmaps the kustomize root ships (citation-settings)"},
 		{"Role/citation-writer.rules[1].resources[0]",
-			"grants create on configmaps, which resourceNames cannot limit (the API server knows no name when it authorizes them): it writes configmaps objects of any name in the shared namespace, other code-locations' included",
+			"grants create on configmaps, which resourceNames cannot limit (the API server knows no name when it authorizes them), so under any name in the shared namespace, other code-locations' included",
 			`remove it and ship the objects in the kustomize root; if Dagster's run launching needs it, ask the platform to list {group: "", resource: configmaps, verbs: [create]} in policy.runLaunching`},
 		{"Role/citation-writer.rules[2].resourceNames[0]",
 			"grants delete on persistentvolumeclaims citation-data, which the kustomize root does not ship: it writes another code-location's object, or one the render never checked",
@@ -412,6 +428,9 @@ rules:
 		{"Role/citation-writer.rules[3].resources[0]",
 			"grants update on rbac.authorization.k8s.io/rolebindings, which rewrites RoleBindings at run time: it can hand its grants to subjects the render never checked (other code-locations' ServiceAccounts, system:serviceaccounts, users)",
 			hintRBACInRender},
+		{"Role/citation-writer.rules[5].resources[0]",
+			"grants create on jobs, which resourceNames cannot limit (the API server knows no name when it authorizes them), so under any name in the shared namespace, other code-locations' included",
+			`jobs are in the API group "batch", not "": write one rule per API group`},
 	}
 	var got []line
 	for _, p := range ps.Sorted() {

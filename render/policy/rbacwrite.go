@@ -31,9 +31,9 @@ import (
 // by group and (plural) resource.
 type shippedObjects map[schema.GroupResource][]string
 
-// shippedResources indexes the objects that reach the cluster by the
-// resource a Role names them with.
-func shippedResources(objs []*yaml.RNode) shippedObjects {
+// indexShipped indexes the objects that reach the cluster by the resource
+// a Role names them with.
+func indexShipped(objs []*yaml.RNode) shippedObjects {
 	shipped := shippedObjects{}
 	for _, o := range objs {
 		if handledByPolicy(o) {
@@ -60,14 +60,10 @@ func resourceOf(group, kind string) schema.GroupResource {
 // ServiceAccount that rewrites RBAC or ServiceAccounts at run time changes
 // who may do what in the shared namespace outside what the render checked.
 var neverWritten = map[schema.GroupResource]refusal{
-	{Group: rbacv1.GroupName, Resource: "roles"}: {
-		"rewrites Roles at run time: the API server lets it copy into them anything it already holds, and the render no longer says what its ServiceAccounts may do",
-		hintRBACInRender,
-	},
-	{Group: rbacv1.GroupName, Resource: "rolebindings"}: {
-		"rewrites RoleBindings at run time: it can hand its grants to subjects the render never checked (other code-locations' ServiceAccounts, system:serviceaccounts, users)",
-		hintRBACInRender,
-	},
+	{Group: rbacv1.GroupName, Resource: "roles"}:               rewritesRoles,
+	{Group: rbacv1.GroupName, Resource: "clusterroles"}:        rewritesRoles,
+	{Group: rbacv1.GroupName, Resource: "rolebindings"}:        rewritesBindings,
+	{Group: rbacv1.GroupName, Resource: "clusterrolebindings"}: rewritesBindings,
 	{Resource: "serviceaccounts"}: {
 		"rewrites ServiceAccounts at run time: their imagePullSecrets and token settings change what the pods running as them pull and mount, outside the declaration",
 		"remove the write verbs: ship the ServiceAccounts as they must be in the kustomize root",
@@ -75,6 +71,17 @@ var neverWritten = map[schema.GroupResource]refusal{
 }
 
 const hintRBACInRender = "remove the write verbs: ship every Role and RoleBinding in the kustomize root, where the render checks them"
+
+var (
+	rewritesRoles = refusal{
+		"rewrites Roles at run time: the API server lets it copy into them anything it already holds, and the render no longer says what its ServiceAccounts may do",
+		hintRBACInRender,
+	}
+	rewritesBindings = refusal{
+		"rewrites RoleBindings at run time: it can hand its grants to subjects the render never checked (other code-locations' ServiceAccounts, system:serviceaccounts, users)",
+		hintRBACInRender,
+	}
+)
 
 // writeGrant is one resource of one API group a rule grants write verbs on.
 type writeGrant struct {
@@ -139,8 +146,8 @@ func (in *Context) checkWrites(o *yaml.RNode, at string, rule rbacv1.PolicyRule,
 }
 
 // checkWrite sorts the verbs of w into what the contract allows, what no
-// name can limit, what names no object, and what names objects, and
-// refuses each group but the first.
+// name can limit, what names no object and what names objects, and
+// refuses the writes that reach beyond the shipped objects.
 func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObjects) validate.Problems {
 	field := fmt.Sprintf("%s.resources[%d]", w.at, w.resource)
 	if r, never := neverWritten[w.parent()]; never {
@@ -160,18 +167,31 @@ func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObject
 	}
 	var ps validate.Problems
 	if len(unlimited) > 0 {
-		msg := fmt.Sprintf("grants %s on %s, which resourceNames cannot limit (the API server knows no name when it authorizes them): it writes %s objects of any name in the shared namespace, other code-locations' included", verbList(unlimited), w, w)
-		ps = append(ps, in.problem(o, CodeRBACWrite, field, msg, "remove it and ship the objects in the kustomize root; if Dagster's run launching needs it, ask the platform to list "+grantEntry(w, unlimited)+" in policy.runLaunching"))
+		msg := fmt.Sprintf("grants %s on %s, which resourceNames cannot limit (the API server knows no name when it authorizes them), so under any name in the shared namespace, other code-locations' included", verbList(unlimited), w)
+		hint := "remove it and ship the objects in the kustomize root; if Dagster's run launching needs it, ask the platform to list " + grantEntry(w, unlimited) + " in policy.runLaunching"
+		ps = append(ps, in.problem(o, CodeRBACWrite, field, msg, in.groupHint(w, shipped, hint)))
 	}
 	if len(unnamed) > 0 {
-		msg := fmt.Sprintf("grants %s on %s without resourceNames: it writes every %s object of the shared namespace, other code-locations' included", verbList(unnamed), w, w)
-		ps = append(ps, in.problem(o, CodeRBACWrite, field, msg, nameHint(w, shipped)+", or ask the platform to list "+grantEntry(w, unnamed)+" in policy.runLaunching"))
+		msg := fmt.Sprintf("grants %s on %s without resourceNames, so on every one in the shared namespace, other code-locations' included", verbList(unnamed), w)
+		hint := nameHint(w, shipped) + ", or ask the platform to list " + grantEntry(w, unnamed) + " in policy.runLaunching"
+		ps = append(ps, in.problem(o, CodeRBACWrite, field, msg, in.groupHint(w, shipped, hint)))
 	}
+	if len(named) > 0 {
+		ps = append(ps, in.checkNames(o, w, named, shipped)...)
+	}
+	return ps
+}
+
+// checkNames refuses each name of w that is not an object of w's resource
+// the kustomize root ships.
+func (in *Context) checkNames(o *yaml.RNode, w writeGrant, verbs []string, shipped shippedObjects) validate.Problems {
+	var ps validate.Problems
 	for k, name := range w.names {
-		if len(named) > 0 && !slices.Contains(shipped[w.parent()], name) {
-			msg := fmt.Sprintf("grants %s on %s %s, which the kustomize root does not ship: it writes another code-location's object, or one the render never checked", verbList(named), w, name)
-			ps = append(ps, in.problem(o, CodeRBACWrite, fmt.Sprintf("%s.resourceNames[%d]", w.at, k), msg, nameHint(w, shipped)))
+		if slices.Contains(shipped[w.parent()], name) {
+			continue
 		}
+		msg := fmt.Sprintf("grants %s on %s %s, which the kustomize root does not ship: it writes another code-location's object, or one the render never checked", verbList(verbs), w, name)
+		ps = append(ps, in.problem(o, CodeRBACWrite, fmt.Sprintf("%s.resourceNames[%d]", w.at, k), msg, in.groupHint(w, shipped, nameHint(w, shipped))))
 	}
 	return ps
 }
@@ -183,13 +203,40 @@ func (in *Context) runLaunching(w writeGrant, verb string) bool {
 	return p.AllowsRunLaunching(w.group, w.res, verb) || p.AllowsRunLaunching(w.group, w.parent().Resource, verb)
 }
 
+// groupHint is hint, unless w's resource is not in w's API group but in
+// others, where the kustomize root ships it or policy.runLaunching lists
+// it: a rule of several API groups grants each resource in each.
+func (in *Context) groupHint(w writeGrant, shipped shippedObjects, hint string) string {
+	gr := w.parent()
+	if len(shipped[gr]) > 0 {
+		return hint
+	}
+	var groups []string
+	add := func(other schema.GroupResource) {
+		if q := fmt.Sprintf("%q", other.Group); other.Resource == gr.Resource && other.Group != gr.Group && !slices.Contains(groups, q) {
+			groups = append(groups, q)
+		}
+	}
+	for other := range shipped {
+		add(other)
+	}
+	for _, g := range in.c.Policy.RunLaunching {
+		add(schema.GroupResource{Group: g.Group, Resource: g.Resource})
+	}
+	if len(groups) == 0 {
+		return hint
+	}
+	slices.Sort(groups)
+	return fmt.Sprintf("%s are in the API group %s, not %q: write one rule per API group", gr.Resource, strings.Join(groups, ", "), gr.Group)
+}
+
 // nameHint says which names the grant may list.
 func nameHint(w writeGrant, shipped shippedObjects) string {
-	names := shipped[w.parent()]
-	if len(names) == 0 {
-		return fmt.Sprintf("remove the write verbs: the kustomize root ships no %s to name in resourceNames", w.parent().Resource)
+	gr := w.parent()
+	if names := shipped[gr]; len(names) > 0 {
+		return fmt.Sprintf("name in resourceNames only the %s the kustomize root ships (%s)", gr.Resource, strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("name in resourceNames only the %s the kustomize root ships (%s)", w.parent().Resource, strings.Join(names, ", "))
+	return fmt.Sprintf("remove the write verbs: the kustomize root ships no %s to name in resourceNames", gr.Resource)
 }
 
 // grantEntry is the policy.runLaunching entry that would allow verbs on w.
