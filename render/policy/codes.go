@@ -22,6 +22,8 @@ const (
 	CodeRBACRoleRef           = "rbac-role-ref"
 	CodeRBACSubject           = "rbac-subject"
 	CodeRBACRule              = "rbac-rule"
+	CodeRBACWrite             = "rbac-write"
+	CodeRBACUnknown           = "rbac-unknown"
 	CodeImageRegistry         = "policy-image-registry"
 	CodeImageUnpinned         = "policy-image-unpinned"
 	CodeRequestsMissing       = "requests-missing"
@@ -76,7 +78,9 @@ var CodeDocs = map[string]string{
 	CodeServiceType:           "A Service's type is not in the contract's policy.serviceTypes (NodePort, LoadBalancer and ExternalName take cluster-wide resources).",
 	CodeRBACRoleRef:           "A RoleBinding binds a ClusterRole, or a Role the render does not ship.",
 	CodeRBACSubject:           "A RoleBinding binds a subject other than a ServiceAccount the render ships.",
-	CodeRBACRule:              "A shipped Role grants secrets, wildcards, escalate, bind, impersonate, serviceaccounts/token or pods/exec.",
+	CodeRBACRule:              "A shipped Role grants secrets, wildcards, escalate, bind, impersonate, serviceaccounts/token, nodes, or a pods/services subresource that enters, tunnels to, evicts or binds other pods (exec, attach, ephemeralcontainers, portforward, proxy, eviction, binding).",
+	CodeRBACWrite:             "A shipped Role writes what the code-location does not ship: create or deletecollection (no name limits them), update/patch/delete without resourceNames or naming objects the render does not ship, or any write on Roles, RoleBindings and ServiceAccounts; policy.runLaunching lists the exceptions.",
+	CodeRBACUnknown:           "A shipped Role lists a verb Kubernetes does not authorize with (verbs are lowercase and compared exactly) or a resource with capitals: it grants nothing codeloc can judge.",
 	CodeImageRegistry:         "An image does not come from the contract's registry (or policy.registries).",
 	CodeImageUnpinned:         "An image has neither a digest nor a tag other than latest.",
 	CodeRequestsMissing:       "A container of a long-running workload does not set both cpu and memory requests.",

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -16,12 +17,14 @@ import (
 // RoleBinding binds a Role the render ships to ServiceAccounts the render
 // ships, and a shipped Role grants nothing that reaches beyond them in the
 // shared namespace (Secrets, wildcards, privilege escalation, other pods'
-// processes). ClusterRoles and ClusterRoleBindings are cluster-scoped:
-// scopeRule refuses them.
+// processes, writes on objects it does not ship: see rbacwrite.go).
+// ClusterRoles and ClusterRoleBindings are cluster-scoped: scopeRule
+// refuses them.
 type rbacRule struct{}
 
 func (rbacRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	roles, accounts := shippedNames(objs, rbacv1.GroupName, "Role"), shippedNames(objs, "", "ServiceAccount")
+	shipped := indexShipped(objs)
 	var ps validate.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) || objectGroupKind(o).Group != rbacv1.GroupName {
@@ -31,7 +34,7 @@ func (rbacRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 		case "Role":
 			var r rbacv1.Role
 			if decodeObject(o, &r) {
-				ps = append(ps, in.checkRole(o, r.Rules)...)
+				ps = append(ps, in.checkRole(o, r.Rules, shipped)...)
 			}
 		case "RoleBinding":
 			var b rbacv1.RoleBinding
@@ -108,13 +111,17 @@ type refusal struct{ why, hint string }
 
 const (
 	hintNoEntry     = "remove it: a code-location does not enter pods, its own or another's; read their logs through pods/log"
+	hintNoTunnel    = "remove it: reach another code-location's pods through its Service, as the network policies allow"
 	hintNoEscalate  = "remove it: a code-location's ServiceAccounts act as themselves, with exactly what their Roles list"
 	hintListByName  = "list by name the API groups, resources and verbs the ServiceAccounts need"
 	hintNoSecretAPI = "remove it: the pods get the declared secrets through secretKeyRef, envFrom or a secret volume, never through the API"
+	hintNoScheduler = "remove it: Dagster deletes the Jobs and pods it launched (policy.runLaunching); placing pods is the scheduler's"
 )
 
-// The grants a shipped Role may not make: each reaches past the
-// code-location's own objects in the namespace all code-locations share.
+// The grants a shipped Role may not make, whatever the verb: each reaches
+// past the code-location's own objects in the namespace all code-locations
+// share. A resource's subresources are refused with it when the map holds
+// the resource alone (secrets, nodes).
 var (
 	forbiddenResources = map[string]refusal{
 		"secrets":                  {"grants every Secret of the shared namespace, other code-locations' included", hintNoSecretAPI},
@@ -122,6 +129,13 @@ var (
 		"pods/exec":                {"runs commands in any pod of the namespace, other code-locations' included", hintNoEntry},
 		"pods/attach":              {"attaches to the processes of any pod of the namespace, as pods/exec does", hintNoEntry},
 		"pods/ephemeralcontainers": {"adds a container to any pod of the namespace, as pods/exec does", hintNoEntry},
+		"pods/portforward":         {"opens a tunnel to any port of any pod of the namespace through the API server, past the network policies", hintNoTunnel},
+		"pods/proxy":               {"proxies requests to any pod of the namespace through the API server, past the network policies", hintNoTunnel},
+		"services/proxy":           {"proxies requests to any Service of the namespace through the API server, past the network policies", hintNoTunnel},
+		"pods/eviction":            {"evicts any pod of the namespace, other code-locations' included", hintNoScheduler},
+		"pods/binding":             {"binds any pending pod of the namespace to a node of its choosing", hintNoScheduler},
+		"bindings":                 {"binds any pending pod of the namespace to a node of its choosing", hintNoScheduler},
+		"nodes":                    {"names nodes: they are cluster-scoped, so a Role grants nothing on them, and nodes/proxy reaches the kubelets, which run commands in any pod of their node", "remove it: nodes belong to the platform"},
 	}
 	forbiddenVerbs = map[string]refusal{
 		"escalate":    {"lets the holder write Roles that grant more than it holds", hintNoEscalate},
@@ -130,31 +144,54 @@ var (
 	}
 )
 
-func (in *Context) checkRole(o *yaml.RNode, rules []rbacv1.PolicyRule) validate.Problems {
+// Verbs Kubernetes authorizes on resources: the API server's request verbs,
+// which RBAC compares exactly (case-sensitively). A Role may grant the
+// reads, and the writes under the rules of rbacwrite.go.
+var (
+	rbacReadVerbs  = []string{"get", "list", "watch"}
+	rbacWriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+)
+
+func (in *Context) checkRole(o *yaml.RNode, rules []rbacv1.PolicyRule, shipped shippedObjects) validate.Problems {
+	var ps validate.Problems
+	for i, rule := range rules {
+		at := fmt.Sprintf("rules[%d]", i)
+		ps = append(ps, in.checkGrants(o, at, rule)...)
+		ps = append(ps, in.checkWrites(o, at, rule, shipped)...)
+	}
+	return ps
+}
+
+// checkGrants refuses the groups, resources and verbs a rule may not grant
+// whatever else it says, and those that grant nothing (rbac-unknown).
+func (in *Context) checkGrants(o *yaml.RNode, at string, rule rbacv1.PolicyRule) validate.Problems {
 	var ps validate.Problems
 	refuse := func(field, what string, r refusal) {
 		ps = append(ps, in.problem(o, CodeRBACRule, field, what+" "+r.why, r.hint))
 	}
-	for i, rule := range rules {
-		at := fmt.Sprintf("rules[%d]", i)
-		for j, g := range rule.APIGroups {
-			if g == rbacv1.APIGroupAll {
-				refuse(fmt.Sprintf("%s.apiGroups[%d]", at, j), `apiGroups "*"`, refusal{"grants every API group, those installed later included", hintListByName})
-			}
+	for j, g := range rule.APIGroups {
+		if g == rbacv1.APIGroupAll {
+			refuse(fmt.Sprintf("%s.apiGroups[%d]", at, j), `apiGroups "*"`, refusal{"grants every API group, those installed later included", hintListByName})
 		}
-		for j, res := range rule.Resources {
-			if r, bad := resourceRefusal(res); bad {
-				refuse(fmt.Sprintf("%s.resources[%d]", at, j), fmt.Sprintf("resource %q", res), r)
-			}
+	}
+	for j, res := range rule.Resources {
+		field := fmt.Sprintf("%s.resources[%d]", at, j)
+		if r, bad := resourceRefusal(res); bad {
+			refuse(field, fmt.Sprintf("resource %q", res), r)
+		} else if res != strings.ToLower(res) {
+			ps = append(ps, in.unknownResource(o, field, res))
 		}
-		for j, v := range rule.Verbs {
-			if r, bad := verbRefusal(v); bad {
-				refuse(fmt.Sprintf("%s.verbs[%d]", at, j), fmt.Sprintf("verb %q", v), r)
-			}
+	}
+	for j, v := range rule.Verbs {
+		field := fmt.Sprintf("%s.verbs[%d]", at, j)
+		if r, bad := verbRefusal(v); bad {
+			refuse(field, fmt.Sprintf("verb %q", v), r)
+		} else if !knownVerb(v) {
+			ps = append(ps, in.unknownVerb(o, field, v))
 		}
-		if len(rule.NonResourceURLs) > 0 {
-			refuse(at+".nonResourceURLs", "nonResourceURLs", refusal{"are granted by ClusterRoles only: the API server refuses them in a Role", "remove them; ask the platform for cluster-wide needs"})
-		}
+	}
+	if len(rule.NonResourceURLs) > 0 {
+		refuse(at+".nonResourceURLs", "nonResourceURLs", refusal{"are granted by ClusterRoles only: the API server refuses them in a Role", "remove them; ask the platform for cluster-wide needs"})
 	}
 	return ps
 }
@@ -165,7 +202,7 @@ func resourceRefusal(res string) (refusal, bool) {
 	if strings.Contains(res, rbacv1.ResourceAll) {
 		return refusal{"is a wildcard: it grants every resource it matches, those added later included", hintListByName}, true
 	}
-	if base, _, _ := strings.Cut(res, "/"); base == "secrets" {
+	if base, _, _ := strings.Cut(res, "/"); base == "secrets" || base == "nodes" {
 		res = base
 	}
 	r, bad := forbiddenResources[res]
@@ -179,4 +216,36 @@ func verbRefusal(verb string) (refusal, bool) {
 	}
 	r, bad := forbiddenVerbs[verb]
 	return r, bad
+}
+
+// knownVerb reports whether verb is one a Role may grant: a read or a write.
+func knownVerb(verb string) bool {
+	return slices.Contains(rbacReadVerbs, verb) || slices.Contains(rbacWriteVerbs, verb)
+}
+
+// unknownVerb refuses a verb Kubernetes does not authorize requests with:
+// it grants nothing on the API server's resources (verbs are compared
+// exactly), and what an aggregated API or a webhook authorizer makes of it
+// codeloc cannot judge.
+func (in *Context) unknownVerb(o *yaml.RNode, field, verb string) validate.Problem {
+	msg := fmt.Sprintf("verb %q is not one of %s: RBAC compares verbs exactly, so it grants nothing codeloc can judge", verb, strings.Join(slices.Concat(rbacReadVerbs, rbacWriteVerbs), ", "))
+	hint := "remove it, or write the verb the ServiceAccounts need in lowercase"
+	if lower := strings.ToLower(strings.TrimSpace(verb)); knownVerb(lower) {
+		hint = fmt.Sprintf("write %q", lower)
+	} else if _, bad := verbRefusal(lower); bad {
+		hint = fmt.Sprintf("remove it: %q is refused too", lower)
+	}
+	return in.problem(o, CodeRBACUnknown, field, msg, hint)
+}
+
+// unknownResource refuses a resource written with capitals: Kubernetes
+// resources are lowercase plurals, compared exactly, so it grants nothing.
+func (in *Context) unknownResource(o *yaml.RNode, field, res string) validate.Problem {
+	msg := fmt.Sprintf("resource %q matches no request: Kubernetes resources are lowercase plurals, compared exactly", res)
+	lower := strings.ToLower(res)
+	hint := fmt.Sprintf("write %q", lower)
+	if _, bad := resourceRefusal(lower); bad {
+		hint = fmt.Sprintf("remove it: %q is refused too", lower)
+	}
+	return in.problem(o, CodeRBACUnknown, field, msg, hint)
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/codeloc/codeloc/validate"
 )
 
 // rbacShipped is what the RoleBindings of the cases below may bind.
@@ -167,5 +169,274 @@ rules: [{apiGroups: [""], resources: [secrets], verbs: [get]}]
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+// rbacWriteShipped are the objects the Roles of the write cases may name.
+const rbacWriteShipped = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: citation-web}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: citation-settings}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: citation-dagster}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: citation}
+---
+`
+
+func TestCheckRBACWrites(t *testing.T) {
+	onlyConfigMapCreate := func(p *validate.Policy) {
+		p.RunLaunching = []validate.Grant{{Group: "", Resource: "configmaps", Verbs: []string{"create", "update"}}}
+	}
+	tests := []struct {
+		name   string
+		policy func(*validate.Policy)
+		rules  string
+		want   []string
+	}{
+		{"own objects written by name", nil, `
+  - apiGroups: [apps]
+    resources: [deployments, deployments/scale, deployments/status]
+    resourceNames: [citation-web]
+    verbs: [get, update, patch, delete]
+  - apiGroups: [""]
+    resources: [configmaps]
+    resourceNames: [citation-settings]
+    verbs: [update, patch]
+  - apiGroups: [networking.k8s.io]
+    resources: [networkpolicies]
+    resourceNames: [citation]
+    verbs: [patch]
+`, nil},
+		{"reads stay allowed", nil, `
+  - apiGroups: ["", apps, rbac.authorization.k8s.io]
+    resources: [configmaps, pods, pods/log, deployments, roles, rolebindings, serviceaccounts, persistentvolumeclaims]
+    verbs: [get, list, watch]
+`, nil},
+		{"run launching under the default contract", nil, `
+  - apiGroups: [batch]
+    resources: [jobs, jobs/status]
+    verbs: [get, list, watch, create, delete]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [create, delete]
+`, nil},
+		{"patch deployments without resourceNames", nil, `
+  - apiGroups: [apps]
+    resources: [deployments]
+    verbs: [get, patch, patch]
+`, []string{"rbac-write Role/citation-writer.rules[0].resources[0]"}},
+		{"deployments of another code-location", nil, `
+  - apiGroups: [apps]
+    resources: [deployments, deployments/scale]
+    resourceNames: [citation-web, mediawatch-dagster]
+    verbs: [update]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resourceNames[1]",
+			"rbac-write Role/citation-writer.rules[0].resourceNames[1]",
+		}},
+		{"configmaps named as another's record", nil, `
+  - apiGroups: [""]
+    resources: [configmaps]
+    resourceNames: [codeloc-mediawatch, codeloc-citation, citation-web]
+    verbs: [update, patch]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resourceNames[0]",
+			"rbac-write Role/citation-writer.rules[0].resourceNames[1]",
+			"rbac-write Role/citation-writer.rules[0].resourceNames[2]",
+		}},
+		{"objects codeloc emits are not shipped", nil, `
+  - apiGroups: [""]
+    resources: [persistentvolumeclaims]
+    resourceNames: [citation-data]
+    verbs: [delete]
+`, []string{"rbac-write Role/citation-writer.rules[0].resourceNames[0]"}},
+		{"create and deletecollection cannot be limited", nil, `
+  - apiGroups: [""]
+    resources: [configmaps]
+    resourceNames: [citation-settings]
+    verbs: [create, update, deletecollection]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [create, delete, deletecollection]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[1].resources[0]",
+		}},
+		{"a subresource's create is its parent's write", nil, `
+  - apiGroups: [apps]
+    resources: [deployments/scale]
+    verbs: [create]
+  - apiGroups: [apps]
+    resources: [deployments/scale]
+    resourceNames: [citation-web]
+    verbs: [create]
+`, []string{"rbac-write Role/citation-writer.rules[0].resources[0]"}},
+		{"RBAC and ServiceAccounts never written", nil, `
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [roles, rolebindings]
+    resourceNames: [citation-dagster]
+    verbs: [get, update, patch]
+  - apiGroups: [""]
+    resources: [serviceaccounts]
+    resourceNames: [citation-dagster]
+    verbs: [update]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+			"rbac-write Role/citation-writer.rules[1].resources[0]",
+		}},
+		{"escalation through its own Role", nil, `
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [roles, clusterrolebindings]
+    resourceNames: [citation-writer]
+    verbs: [patch]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+		}},
+		{"tunnels, proxies, evictions and nodes", nil, `
+  - apiGroups: [""]
+    resources: [pods/portforward, services/proxy, pods/proxy, pods/eviction, pods/binding, bindings, nodes, nodes/proxy]
+    verbs: [get, create]
+`, []string{
+			"rbac-rule Role/citation-writer.rules[0].resources[0]",
+			"rbac-rule Role/citation-writer.rules[0].resources[1]",
+			"rbac-rule Role/citation-writer.rules[0].resources[2]",
+			"rbac-rule Role/citation-writer.rules[0].resources[3]",
+			"rbac-rule Role/citation-writer.rules[0].resources[4]",
+			"rbac-rule Role/citation-writer.rules[0].resources[5]",
+			"rbac-rule Role/citation-writer.rules[0].resources[6]",
+			"rbac-rule Role/citation-writer.rules[0].resources[7]",
+		}},
+		{"each API group of a rule is written", nil, `
+  - apiGroups: ["", apps]
+    resources: [deployments]
+    resourceNames: [citation-web]
+    verbs: [patch]
+`, []string{"rbac-write Role/citation-writer.rules[0].resourceNames[0]"}},
+		{"run launching in one rule of two API groups", nil, `
+  - apiGroups: ["", batch]
+    resources: [pods, jobs]
+    verbs: [create, delete]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+		}},
+		{"unknown verbs and capitals grant nothing", nil, `
+  - apiGroups: [""]
+    resources: [ConfigMaps, Secrets]
+    verbs: [Create, PATCH, use, "", " get", Escalate]
+`, []string{
+			"rbac-unknown Role/citation-writer.rules[0].resources[0]",
+			"rbac-unknown Role/citation-writer.rules[0].resources[1]",
+			"rbac-unknown Role/citation-writer.rules[0].verbs[0]",
+			"rbac-unknown Role/citation-writer.rules[0].verbs[1]",
+			"rbac-unknown Role/citation-writer.rules[0].verbs[2]",
+			"rbac-unknown Role/citation-writer.rules[0].verbs[3]",
+			"rbac-unknown Role/citation-writer.rules[0].verbs[4]",
+			"rbac-unknown Role/citation-writer.rules[0].verbs[5]",
+		}},
+		{"a wildcard verb is refused once", nil, `
+  - apiGroups: [""]
+    resources: [configmaps]
+    verbs: ["*"]
+`, []string{"rbac-rule Role/citation-writer.rules[0].verbs[0]"}},
+		{"a custom contract's run launching", onlyConfigMapCreate, `
+  - apiGroups: [""]
+    resources: [configmaps]
+    verbs: [create, update]
+  - apiGroups: [batch]
+    resources: [jobs]
+    verbs: [create]
+`, []string{"rbac-write Role/citation-writer.rules[1].resources[0]"}},
+		{"run launching never writes RBAC", func(p *validate.Policy) {
+			p.RunLaunching = []validate.Grant{{Group: "rbac.authorization.k8s.io", Resource: "roles", Verbs: []string{"create"}}}
+		}, `
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [roles]
+    verbs: [create]
+`, []string{"rbac-write Role/citation-writer.rules[0].resources[0]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := kindsInstance(t, tt.policy)
+			role := "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: citation-writer}\nrules:" + tt.rules
+			got := codesAndPaths(rbacRule{}.Check(in, kindsObjects(t, rbacWriteShipped+role)))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheckRBACWriteMessages(t *testing.T) {
+	in := kindsInstance(t, nil)
+	ps := rbacRule{}.Check(in, kindsObjects(t, rbacWriteShipped+`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: citation-writer}
+rules:
+  - apiGroups: [apps]
+    resources: [deployments]
+    verbs: [update, patch]
+  - apiGroups: [""]
+    resources: [configmaps]
+    resourceNames: [codeloc-mediawatch]
+    verbs: [create, patch]
+  - apiGroups: [""]
+    resources: [persistentvolumeclaims]
+    resourceNames: [citation-data]
+    verbs: [delete]
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [rolebindings]
+    verbs: [update]
+  - apiGroups: [""]
+    resources: [configmaps]
+    verbs: [Patch]
+  - apiGroups: [batch, ""]
+    resources: [jobs]
+    verbs: [create]
+`))
+	type line struct{ Path, Message, Hint string }
+	want := []line{
+		{"Role/citation-writer.rules[4].verbs[0]",
+			`verb "Patch" is not one of get, list, watch, create, update, patch, delete, deletecollection: RBAC compares verbs exactly, so it grants nothing codeloc can judge`,
+			`write "patch"`},
+		{"Role/citation-writer.rules[0].resources[0]",
+			"grants update and patch on apps/deployments without resourceNames, so on every one in the shared namespace, other code-locations' included",
+			`name in resourceNames only the deployments the kustomize root ships (citation-web), or ask the platform to list {group: "apps", resource: deployments, verbs: [update, patch]} in policy.runLaunching`},
+		{"Role/citation-writer.rules[1].resourceNames[0]",
+			"grants patch on configmaps codeloc-mediawatch, which the kustomize root does not ship: it writes another code-location's object, or one the render never checked",
+			"name in resourceNames only the configmaps the kustomize root ships (citation-settings)"},
+		{"Role/citation-writer.rules[1].resources[0]",
+			"grants create on configmaps, which resourceNames cannot limit (the API server knows no name when it authorizes them), so under any name in the shared namespace, other code-locations' included",
+			`remove it and ship the objects in the kustomize root; if Dagster's run launching needs it, ask the platform to list {group: "", resource: configmaps, verbs: [create]} in policy.runLaunching`},
+		{"Role/citation-writer.rules[2].resourceNames[0]",
+			"grants delete on persistentvolumeclaims citation-data, which the kustomize root does not ship: it writes another code-location's object, or one the render never checked",
+			"remove the write verbs: the kustomize root ships no persistentvolumeclaims to name in resourceNames"},
+		{"Role/citation-writer.rules[3].resources[0]",
+			"grants update on rbac.authorization.k8s.io/rolebindings, which rewrites RoleBindings at run time: it can hand its grants to subjects the render never checked (other code-locations' ServiceAccounts, system:serviceaccounts, users)",
+			hintRBACInRender},
+		{"Role/citation-writer.rules[5].resources[0]",
+			"grants create on jobs, which resourceNames cannot limit (the API server knows no name when it authorizes them), so under any name in the shared namespace, other code-locations' included",
+			`jobs are in the API group "batch", not "": write one rule per API group`},
+	}
+	var got []line
+	for _, p := range ps.Sorted() {
+		got = append(got, line{p.Path, p.Message, p.Hint})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }
