@@ -206,7 +206,11 @@ func TestCheckRBACWrites(t *testing.T) {
   - apiGroups: [apps]
     resources: [deployments, deployments/scale, deployments/status]
     resourceNames: [citation-web]
-    verbs: [get, update, patch, delete]
+    verbs: [get, delete]
+  - apiGroups: [apps]
+    resources: [deployments/scale, deployments/status]
+    resourceNames: [citation-web]
+    verbs: [update, patch]
   - apiGroups: [""]
     resources: [configmaps]
     resourceNames: [citation-settings]
@@ -236,7 +240,7 @@ func TestCheckRBACWrites(t *testing.T) {
 `, []string{"rbac-write Role/citation-writer.rules[0].resources[0]"}},
 		{"deployments of another code-location", nil, `
   - apiGroups: [apps]
-    resources: [deployments, deployments/scale]
+    resources: [deployments/scale, deployments/status]
     resourceNames: [citation-web, mediawatch-dagster]
     verbs: [update]
 `, []string{
@@ -317,11 +321,31 @@ func TestCheckRBACWrites(t *testing.T) {
 			"rbac-rule Role/citation-writer.rules[0].resources[6]",
 			"rbac-rule Role/citation-writer.rules[0].resources[7]",
 		}},
+		{"pod specs are not rewritten, even by name", nil, `
+  - apiGroups: [apps]
+    resources: [deployments, statefulsets]
+    resourceNames: [citation-web]
+    verbs: [update, patch]
+  - apiGroups: [batch]
+    resources: [cronjobs, jobs]
+    resourceNames: [citation-web]
+    verbs: [patch]
+  - apiGroups: [""]
+    resources: [pods]
+    resourceNames: [citation-web]
+    verbs: [patch]
+`, []string{
+			"rbac-write Role/citation-writer.rules[0].resources[0]",
+			"rbac-write Role/citation-writer.rules[0].resources[1]",
+			"rbac-write Role/citation-writer.rules[1].resources[0]",
+			"rbac-write Role/citation-writer.rules[1].resources[1]",
+			"rbac-write Role/citation-writer.rules[2].resources[0]",
+		}},
 		{"each API group of a rule is written", nil, `
   - apiGroups: ["", apps]
     resources: [deployments]
     resourceNames: [citation-web]
-    verbs: [patch]
+    verbs: [delete]
 `, []string{"rbac-write Role/citation-writer.rules[0].resourceNames[0]"}},
 		{"run launching in one rule of two API groups", nil, `
   - apiGroups: ["", batch]
@@ -414,8 +438,8 @@ rules:
 			`verb "Patch" is not one of get, list, watch, create, update, patch, delete, deletecollection: RBAC compares verbs exactly, so it grants nothing codeloc can judge`,
 			`write "patch"`},
 		{"Role/citation-writer.rules[0].resources[0]",
-			"grants update and patch on apps/deployments without resourceNames, so on every one in the shared namespace, other code-locations' included",
-			`name in resourceNames only the deployments the kustomize root ships (citation-web), or ask the platform to list {group: "apps", resource: deployments, verbs: [update, patch]} in policy.runLaunching`},
+			"grants update and patch on apps/deployments, which rewrites the pod spec the render checked: at run time its pods could mount any Secret or run as any ServiceAccount of the shared namespace",
+			"grant update and patch on deployments/scale to change the replicas, or remove the write: the pod spec changes through a commit, where the render checks it"},
 		{"Role/citation-writer.rules[1].resourceNames[0]",
 			"grants patch on configmaps codeloc-mediawatch, which the kustomize root does not ship: it writes another code-location's object, or one the render never checked",
 			"name in resourceNames only the configmaps the kustomize root ships (citation-settings)"},

@@ -109,6 +109,21 @@ func (w writeGrant) String() string {
 	return w.group + "/" + w.res
 }
 
+// podResources carry a pod spec: writing them writes the pods' secrets,
+// ServiceAccount and images.
+var podResources = map[schema.GroupResource]bool{
+	{Resource: "pods"}: true, {Resource: "podtemplates"}: true, {Resource: "replicationcontrollers"}: true,
+	{Group: "apps", Resource: "deployments"}: true, {Group: "apps", Resource: "statefulsets"}: true,
+	{Group: "apps", Resource: "replicasets"}: true, {Group: "apps", Resource: "daemonsets"}: true,
+	{Group: "batch", Resource: "jobs"}: true, {Group: "batch", Resource: "cronjobs"}: true,
+}
+
+// rewritesPods reports whether verb on w changes a pod spec: update or
+// patch of an object that carries one (its /scale and /status do not).
+func (w writeGrant) rewritesPods(verb string) bool {
+	return (verb == "update" || verb == "patch") && !strings.Contains(w.res, "/") && podResources[w.parent()]
+}
+
 // unlimited reports whether resourceNames cannot limit verb on the grant:
 // deletecollection, and create of a resource (create of a subresource
 // names its parent object).
@@ -153,10 +168,12 @@ func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObject
 	if r, never := neverWritten[w.parent()]; never {
 		return validate.Problems{in.problem(o, CodeRBACWrite, field, fmt.Sprintf("grants %s on %s, which %s", verbList(w.verbs), w, r.why), r.hint)}
 	}
-	var unlimited, unnamed, named []string
+	var unlimited, unnamed, named, respec []string
 	for _, v := range w.verbs {
 		switch {
 		case in.runLaunching(w, v):
+		case w.rewritesPods(v):
+			respec = append(respec, v)
 		case w.unlimited(v):
 			unlimited = append(unlimited, v)
 		case len(w.names) == 0:
@@ -166,6 +183,11 @@ func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObject
 		}
 	}
 	var ps validate.Problems
+	if len(respec) > 0 {
+		msg := fmt.Sprintf("grants %s on %s, which rewrites the pod spec the render checked: at run time its pods could mount any Secret or run as any ServiceAccount of the shared namespace", verbList(respec), w)
+		hint := fmt.Sprintf("grant %s on %s/scale to change the replicas, or remove the write: the pod spec changes through a commit, where the render checks it", verbList(respec), w.parent().Resource)
+		ps = append(ps, in.problem(o, CodeRBACWrite, field, msg, hint))
+	}
 	if len(unlimited) > 0 {
 		msg := fmt.Sprintf("grants %s on %s, which resourceNames cannot limit (the API server knows no name when it authorizes them), so under any name in the shared namespace, other code-locations' included", verbList(unlimited), w)
 		hint := "remove it and ship the objects in the kustomize root; if Dagster's run launching needs it, ask the platform to list " + grantEntry(w, unlimited) + " in policy.runLaunching"
