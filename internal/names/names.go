@@ -95,8 +95,24 @@ func MigrateName(codeLocation string) string { return codeLocation + "-migrate" 
 // platform's Dagster webserver (`codeloc-jobs reload`).
 func ReloadName(codeLocation string) string { return codeLocation + "-reload" }
 
+// AdmissionName is the ConfigMap holding the parameters of the admission
+// policy that binds a code-location's objects to its declaration.
+func AdmissionName(codeLocation string) string { return codeLocation + "-admission" }
+
 // DataClaimName is the block PVC of a code-location (resources.disk).
 func DataClaimName(codeLocation string) string { return codeLocation + "-data" }
+
+// MigrationsName names the immutable ConfigMap of a code-location's
+// migrations; hash is the first MigrationsHashLen hex digits of the sha256
+// of their names and contents.
+func MigrationsName(codeLocation, hash string) string {
+	return codeLocation + migrationsInfix + hash
+}
+
+// MigrationsHashLen is how many hex digits of the hash MigrationsName takes.
+const MigrationsHashLen = 10
+
+const migrationsInfix = "-migrations-"
 
 // Argo CD annotations: codeloc sets them on what it emits, and refuses
 // them on what a code-location ships (the cluster orchestrates).
