@@ -123,6 +123,26 @@ const (
 	AnnoSyncOptions = "argocd.argoproj.io/sync-options"
 )
 
+// Argo CD's resource tracking: how an object names the Application that
+// manages it. Annotation tracking (Argo CD 3's default) sets AnnoTrackingID
+// to TrackingID; label tracking (2.x's default) sets LabelAppInstance to the
+// Application's name. The preflight trusts a record only so tracked by its
+// code-location's own Application.
+const (
+	AnnoTrackingID   = "argocd.argoproj.io/tracking-id"
+	LabelAppInstance = "app.kubernetes.io/instance"
+)
+
+// TrackingID is the value Argo CD's annotation tracking gives an object of
+// group and kind ("" for the core API) in namespace, managed by the
+// Application app of Argo CD's own namespace:
+// <app>:<group>/<kind>:<namespace>/<name> (Argo CD's
+// util/argo/resource_tracking.go; an Application in another namespace is
+// <its namespace>_<app>, which codeloc's Applications never are).
+func TrackingID(app, group, kind, namespace, name string) string {
+	return app + ":" + group + "/" + kind + ":" + namespace + "/" + name
+}
+
 // BucketEnvPrefix is the env prefix of a declared bucket's variables:
 // atlas-datalake gives ATLAS_DATALAKE_ (ATLAS_DATALAKE_BUCKET_HOST, ...).
 func BucketEnvPrefix(bucket string) string {
