@@ -100,6 +100,13 @@ func TestGolden(t *testing.T) {
 		// gets its Application and waiting its wave.
 		{"not-ready", in(graphs, "draft/pending", "draft/waiting"), Options{RepoRoot: graphs}},
 		{"not-ready-dependency", in(graphs, "draft/waiting"), Options{RepoRoot: graphs}},
+		// media owns every name media-watch-*: refused given both (once, at
+		// media), or either alone; media-preflight, a name codeloc keeps,
+		// is validate.Check's when given, never a prefix pair.
+		{"prefix-both", in(graphs, "prefix/media", "prefix/media-watch"), Options{RepoRoot: graphs}},
+		{"prefix-short", in(graphs, "prefix/media"), Options{RepoRoot: graphs}},
+		{"prefix-long", in(graphs, "prefix/media-watch"), Options{RepoRoot: graphs}},
+		{"prefix-reserved", in(graphs, "prefix/media-preflight"), Options{RepoRoot: graphs}},
 		// The same directory twice is read once.
 		{"same-dir-twice", in(fixtures, "mediawatch", "mediawatch"), Options{RepoRoot: fixtures}},
 		// Without --repo-root, paths are relative to the git top level, and

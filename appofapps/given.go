@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -118,7 +119,73 @@ func checkGiven(gs []*given, c *validate.Contract) validate.Problems {
 		})...)
 		problems = append(problems, g.ownName()...)
 	}
+	return append(problems, checkPrefixes(gs)...)
+}
+
+// checkPrefixes refuses a code-location given whose name, followed by '-',
+// starts the name of another code-location under its repo root, or the
+// other way round: all code-locations share one namespace and each owns
+// every name <codeLocation>-*, so media owns every object of media-watch.
+// A pair of which both are given is reported once, at the shorter name.
+// Names codeloc keeps are left to validate.Check, which refuses them.
+func checkPrefixes(gs []*given) validate.Problems {
+	checked := map[*folder]bool{}
+	for _, g := range gs {
+		if g.valid() && g.isOwner() {
+			checked[g.folder] = true
+		}
+	}
+	var problems validate.Problems
+	for _, g := range gs {
+		if !checked[g.folder] || reserved(g.decl.CodeLocation) {
+			continue
+		}
+		for _, other := range slices.Sorted(maps.Keys(g.tree.byName)) {
+			if p, ok := g.prefixProblem(other, checked); ok {
+				problems = append(problems, p)
+			}
+		}
+	}
 	return problems
+}
+
+// prefixProblem is the problem of g's name against the code-location
+// other of its tree, when one owns the other's names and g is where the
+// pair is reported.
+func (g *given) prefixProblem(other string, checked map[*folder]bool) (validate.Problem, bool) {
+	name := g.decl.CodeLocation
+	if other == name || reserved(other) {
+		return validate.Problem{}, false
+	}
+	owner, candidates := g.tree.owner(other)
+	otherFile := files(candidates, nil)
+	if owner != nil {
+		otherFile = owner.file()
+	}
+	var msg string
+	switch {
+	case names.Owns(name, other):
+		msg = prefixMessage(name, g.file(), other, otherFile)
+	case names.Owns(other, name) && !checked[owner]:
+		msg = prefixMessage(other, otherFile, name, g.file())
+	default:
+		return validate.Problem{}, false
+	}
+	return g.decl.PosOf("codeLocation").At(CodeCodeLocationPrefix, "codeLocation", msg,
+		"rename one of them (its folder, codeLocation and images) so that neither name followed by '-' starts the other"), true
+}
+
+// prefixMessage says that code-location short owns the names of long.
+func prefixMessage(short, shortFile, long, longFile string) string {
+	return fmt.Sprintf("code-location %q (%s) owns the names of code-location %q (%s): every object of %s is named %s or %s-<name>, which start with %s-, and all code-locations share one namespace",
+		short, shortFile, long, longFile, long, long, long, short)
+}
+
+// reserved reports whether codeloc keeps the name (validate.Check refuses
+// such a codeLocation).
+func reserved(name string) bool {
+	_, ok := names.Reserved(name)
+	return ok
 }
 
 // isOwner says the folder is the code-location it declares.

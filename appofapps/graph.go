@@ -14,6 +14,7 @@ const (
 	CodeDependencyCycle       = "dependency-cycle"
 	CodeDependencyNoFolder    = "dependency-without-folder"
 	CodeDuplicateCodeLocation = "duplicate-code-location"
+	CodeCodeLocationPrefix    = "code-location-prefix"
 	CodeTemplate              = "template-error"
 	CodeTemplateFunction      = "template-function-removed"
 	CodeTemplateOutput        = "template-output"
@@ -24,6 +25,7 @@ var CodeDocs = map[string]string{
 	CodeDependencyCycle:       "dependsOn.codeLocations form a cycle among the code-locations given and their dependencies: no deployment order exists.",
 	CodeDependencyNoFolder:    "A dependsOn.codeLocations entry, directly or through other code-locations, has no folder under the repo root: its Application could never be created.",
 	CodeDuplicateCodeLocation: "Several folders declare the same codeLocation and the one given, or the one a dependency needs, is not the only one of them named after it.",
+	CodeCodeLocationPrefix:    "One code-location's name followed by '-' starts another's (media and media-watch): all code-locations share one namespace, and the shorter owns every object of the longer.",
 	CodeTemplate:              "The Application template does not parse or fails to execute.",
 	CodeTemplateFunction:      "The Application template calls a function removed because it reads the environment, the filesystem or the network, or is not deterministic.",
 	CodeTemplateOutput:        "The Application template's output is not one YAML mapping of kind argoproj.io/v1alpha1 Application.",

@@ -12,8 +12,9 @@ import (
 )
 
 // Extra secret the harness's contract lets code-locations declare, absent
-// from the cluster until a scenario creates it.
-const lateSecret = "quotes-api-token"
+// from the cluster until a scenario creates it. Not quotes-*: a platform
+// name in a code-location's names is refused (code-location-owns-platform).
+const lateSecret = "late-api-token"
 
 // cloneCodeLocation copies the atlas folder from into to, renaming the
 // code-location (names, labels and images follow it), and applies edit to

@@ -136,6 +136,37 @@ func TestChecks(t *testing.T) {
 			want: []string{`dependency-missing dependsOn.codeLocations[0]: code-location "mediawatch" has no record ConfigMap "codeloc-mediawatch" in namespace "{{ns}}"`}},
 		{name: "dependency not ready", state: func(s *state) { s.records["mediawatch"] = "false" },
 			want: []string{`dependency-not-ready dependsOn.codeLocations[0]: code-location "mediawatch" is not ready: its record "codeloc-mediawatch" says ready: "false" (revision "5d2e8b4")`}},
+		// A record is believed only as codeloc wrote it and the dependency's
+		// own Application applied it.
+		{name: "dependency record tracked by label", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": trackedRecord("mediawatch", "mediawatch", labelTracking)}
+		}},
+		{name: "dependency record forged without codeloc's labels", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": `annotations: {"argocd.argoproj.io/tracking-id": "mediawatch:/ConfigMap:{{ns}}/codeloc-mediawatch"}`}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record as codeloc publishes it through its Application: it lacks the labels codeloc sets on it (app.kubernetes.io/managed-by: codeloc, codeloc.dev/code-location: mediawatch) (only mediawatch's own Application publishes its record: find who wrote this one (kubectl -n {{ns}} get configmap codeloc-mediawatch -o yaml), remove it there, and sync mediawatch; this sync retries)`}},
+		{name: "dependency record of another code-location's labels", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": `labels: {"app.kubernetes.io/managed-by": codeloc, "codeloc.dev/code-location": citation}`}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record as codeloc publishes it through its Application: it lacks the labels codeloc sets on it`}},
+		{name: "dependency record tracked by another Application", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": trackedRecord("mediawatch", "citation", annotationTracking)}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record as codeloc publishes it through its Application: Argo CD tracks it as argocd.argoproj.io/tracking-id "citation:/ConfigMap:{{ns}}/codeloc-mediawatch", not "mediawatch:/ConfigMap:{{ns}}/codeloc-mediawatch": another Application manages it`}},
+		{name: "dependency record tracked by another Application's label", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": trackedRecord("mediawatch", "citation", labelTracking)}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record as codeloc publishes it through its Application: Argo CD tracks it as app.kubernetes.io/instance "citation", not "mediawatch": another Application manages it`}},
+		{name: "dependency record tracked by an Application of another namespace", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": trackedRecord("mediawatch", "team_mediawatch", annotationTracking)}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record as codeloc publishes it through its Application: Argo CD tracks it as argocd.argoproj.io/tracking-id "team_mediawatch:/ConfigMap:{{ns}}/codeloc-mediawatch"`}},
+		{name: "dependency record's annotation wins over its label", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": strings.Replace(trackedRecord("mediawatch", "citation", annotationTracking), "}, annotations", `, "app.kubernetes.io/instance": mediawatch}, annotations`, 1)}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record as codeloc publishes it through its Application: Argo CD tracks it as argocd.argoproj.io/tracking-id "citation:`}},
+		{name: "dependency record applied by hand", state: func(s *state) {
+			s.recordMeta = map[string]string{"mediawatch": trackedRecord("mediawatch", "mediawatch", noTracking)}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record as codeloc publishes it through its Application: no Argo CD Application manages it (no argocd.argoproj.io/tracking-id "mediawatch:/ConfigMap:{{ns}}/codeloc-mediawatch", no app.kubernetes.io/instance "mediawatch")`}},
+		// An untrusted record's word is not read: its ready: false is not reported.
+		{name: "dependency record forged not ready", state: func(s *state) {
+			s.records["mediawatch"] = "false"
+			s.recordMeta = map[string]string{"mediawatch": ""}
+		}, want: []string{`dependency-record-untrusted dependsOn.codeLocations[0]: code-location "mediawatch": ConfigMap "codeloc-mediawatch" in namespace "{{ns}}" is not its record`}},
 		{name: "dependency without Application", state: func(s *state) { s.apps = nil },
 			want: []string{`dependency-missing dependsOn.codeLocations[0]: code-location "mediawatch" has no Argo CD Application "mediawatch" in namespace "{{argocd}}"`}},
 		{name: "dependency out of sync", state: func(s *state) { s.apps["mediawatch"] = [2]string{"OutOfSync", "Healthy"} },

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
+	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -140,11 +141,15 @@ type state struct {
 	configMaps      []string
 	serviceAccounts []string
 	claims          map[string]claim
-	records         map[string]string    // code-location -> data.ready ("" = no record)
-	apps            map[string][2]string // code-location -> sync, health ("" = no Application)
-	quota           *quota
-	ceph            *cephCapacity
-	pods            []pod
+	records         map[string]string // code-location -> data.ready ("" = no record)
+	// recordMeta, for a code-location listed, replaces its record's labels
+	// and annotations (YAML flow entries of metadata, {{ns}} substituted);
+	// by default they are trackedRecord(cl, cl, annotationTracking).
+	recordMeta map[string]string
+	apps       map[string][2]string // code-location -> sync, health ("" = no Application)
+	quota      *quota
+	ceph       *cephCapacity
+	pods       []pod
 }
 
 type claim struct{ phase, class, maxSize string }
@@ -194,8 +199,12 @@ func (s *state) yaml(w *world) string {
 			name, w.ns, c.class, name, size, c.phase)
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.records)) {
-		doc("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: codeloc-%s, namespace: %s}\ndata: {codeLocation: %s, revision: 5d2e8b4, contractVersion: \"3\", ready: %q, dependsOn: \"\"}",
-			name, w.ns, name, s.records[name])
+		meta, ok := s.recordMeta[name]
+		if !ok {
+			meta = trackedRecord(name, name, annotationTracking)
+		}
+		doc("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: codeloc-%s, namespace: %s, %s}\ndata: {codeLocation: %s, revision: 5d2e8b4, contractVersion: \"3\", ready: %q, dependsOn: \"\"}",
+			name, w.ns, w.subst(meta), name, s.records[name])
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.apps)) {
 		a := s.apps[name]
@@ -234,6 +243,27 @@ status:
 			w.ceph, byteCount(c.available), byteCount(c.total))
 	}
 	return b.String()
+}
+
+// How Argo CD tracks the objects an Application manages.
+const (
+	annotationTracking = "annotation" // 3.x's default
+	labelTracking      = "label"      // 2.x's default
+	noTracking         = "none"       // applied by hand
+)
+
+// trackedRecord is the metadata (labels, annotations) of code-location
+// cl's record as Argo CD applies it for the Application app, tracking it
+// by annotation or label: codeloc's labels, and Argo CD's tracking.
+func trackedRecord(cl, app, tracking string) string {
+	labels := fmt.Sprintf("%q: codeloc, %q: %s", names.LabelManagedBy, names.LabelCodeLocation, cl)
+	switch tracking {
+	case annotationTracking:
+		return fmt.Sprintf("labels: {%s}, annotations: {%q: %q}", labels, names.AnnoTrackingID, names.TrackingID(app, "", "ConfigMap", "{{ns}}", names.RecordName(cl)))
+	case labelTracking:
+		return fmt.Sprintf("labels: {%s, %q: %s}", labels, names.LabelAppInstance, app)
+	}
+	return fmt.Sprintf("labels: {%s}", labels)
 }
 
 // apply creates the state in the cluster.

@@ -10,10 +10,11 @@ import (
 )
 
 // Check confronts an accepted declaration with the cluster contract: version
-// accepted, every dependency provided, sizes and requests within budget; and
+// accepted, every dependency provided, sizes and requests within budget, a
+// codeLocation that is neither codeloc's nor owns a platform name; and
 // refuses a revision atlas does not attest as ready (CodeNotReady).
 func Check(d *Declaration, c *Contract) Problems {
-	ps := checkReady(d)
+	ps := append(checkReady(d), checkCodeLocationName(d, c)...)
 	add := func(code, path, msg, hint string) { ps = append(ps, d.PosOf(path).At(code, path, msg, hint)) }
 
 	if d.ContractVersion > 0 && !c.Accepts(d.ContractVersion) {

@@ -46,6 +46,10 @@ const (
 	CodeBucketTooLarge        = "bucket-too-large"
 	CodeOverBudget            = "over-budget"
 	CodeNoBlockStorage        = "no-block-storage"
+
+	// The codeLocation's name against codeloc's and the platform's.
+	CodeCodeLocationReserved = "code-location-reserved"
+	CodeCodeLocationPlatform = "code-location-owns-platform"
 )
 
 // CodeDocs describes every code in a sentence, for `codeloc validate -o
@@ -89,4 +93,7 @@ var CodeDocs = map[string]string{
 	CodeBucketTooLarge:        "A declared bucket size exceeds what the platform provisioned.",
 	CodeOverBudget:            "Declared cpu, memory, disk or bucket total exceeds the contract's budget.",
 	CodeNoBlockStorage:        "disk is declared but the contract has no block storage class.",
+
+	CodeCodeLocationReserved: "codeLocation is a name codeloc keeps: codeloc, codeloc-<name> (the records), a name ending with -preflight, -migrate, -migrations-<hash>, -reload, -data or -admission (what codeloc emits for every code-location), or app-of-apps (the root Application).",
+	CodeCodeLocationPlatform: "codeLocation equals, or followed by '-' starts, a name of the platform (a contract secret, ConfigMap, ServiceAccount, bucket, database credentials secret, the Dagster workspace ConfigMap or webserver Service, codeloc's install): the code-location would own it.",
 }

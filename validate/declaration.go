@@ -214,10 +214,6 @@ func (d *Declaration) checkForm() Problems {
 		}
 	}
 	label("codeLocation", d.CodeLocation)
-	if d.CodeLocation == names.PluginName {
-		// Its objects, codeloc-<x>, would pass for other code-locations' records.
-		add(CodeBadName, "codeLocation", fmt.Sprintf("%q is reserved: codeloc names the records of every code-location %s-<name>", d.CodeLocation, names.PluginName), "choose another name")
-	}
 	if _, ok := d.Pos["revision"]; ok && d.Revision != "" && !names.IsRevision(d.Revision) {
 		add(CodeBadRevision, "revision", fmt.Sprintf("%q is not a git SHA of 7 to 40 lowercase hex digits", d.Revision), "write the commit's SHA, e.g. git rev-parse --short HEAD")
 	}

@@ -89,6 +89,18 @@ func TestApplicationErrors(t *testing.T) {
 			commands.ExitInvalid, `orphan/code-location.manifest.yaml:9:19: dependency-without-folder dependsOn.codeLocations[0]: relay -> orphan -> ghost: no folder under ../.. declares codeLocation "ghost"`},
 		{"not its name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/not-ready"},
 			commands.ExitInvalid, `not-ready/code-location.manifest.yaml:1:15: duplicate-code-location codeLocation: "mediawatch" is declared by ../../fixtures/mediawatch/code-location.manifest.yaml, the folder named after it`},
+		// Names: media owns every object of media-watch; a codeLocation codeloc
+		// keeps, or that owns a platform name, is refused as by the render.
+		{"prefix", []string{"--repo-url", "u", "--repo-root", "../../fixtures/appofapps", "../../fixtures/appofapps/prefix/media", "../../fixtures/appofapps/prefix/media-watch"},
+			commands.ExitInvalid, `prefix/media/code-location.manifest.yaml:1:15: code-location-prefix codeLocation: code-location "media" (../../fixtures/appofapps/prefix/media/code-location.manifest.yaml) owns the names of code-location "media-watch" (../../fixtures/appofapps/prefix/media-watch/code-location.manifest.yaml)`},
+		{"record name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-reserved-codelocation"},
+			commands.ExitInvalid, `names-reserved-codelocation/code-location.manifest.yaml:3:15: code-location-reserved codeLocation: "codeloc-mediawatch" is a name codeloc keeps for itself`},
+		{"preflight name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-suffix-codelocation"},
+			commands.ExitInvalid, `code-location-reserved codeLocation: "mediawatch-preflight" is a name codeloc keeps for itself`},
+		{"root Application's name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-app-of-apps"},
+			commands.ExitInvalid, `code-location-reserved codeLocation: "app-of-apps" is a name codeloc keeps for itself: the root Application of the app-of-apps`},
+		{"platform owner", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-platform-owner", "../../fixtures/invalid/names-platform-bucket"},
+			commands.ExitInvalid, `code-location-owns-platform codeLocation: "dagster" would own the platform's dagster-instance (configMaps)`},
 		{"bad contract", []string{"--repo-url", "u", "--contract", "absent.yaml", "../../fixtures/mediawatch"},
 			commands.ExitInvalid, "absent.yaml: contract-unreadable"},
 		{"env template", []string{"--repo-url", "u", "--template", "../../appofapps/testdata/templates/env.yaml", "../../fixtures/mediawatch"},
@@ -101,6 +113,20 @@ func TestApplicationErrors(t *testing.T) {
 				t.Errorf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, tt.code, out, errOut, tt.stderr)
 			}
 		})
+	}
+}
+
+// TestApplicationRefusedWritesNothing: a refused set of code-locations
+// writes no file, not even the Applications of the others.
+func TestApplicationRefusedWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runApplication(t, "--repo-url", "u", "--repo-root", "../../fixtures", "--output-dir", dir,
+		"../../fixtures/mediawatch", "../../fixtures/invalid/names-platform-owner")
+	if code != commands.ExitInvalid || out != "" || !strings.Contains(errOut, "code-location-owns-platform") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
+		t.Errorf("%s holds %v (%v), want nothing", dir, entries, err)
 	}
 }
 

@@ -95,8 +95,24 @@ func MigrateName(codeLocation string) string { return codeLocation + "-migrate" 
 // platform's Dagster webserver (`codeloc-jobs reload`).
 func ReloadName(codeLocation string) string { return codeLocation + "-reload" }
 
+// AdmissionName is the ConfigMap holding the parameters of the admission
+// policy that binds a code-location's objects to its declaration.
+func AdmissionName(codeLocation string) string { return codeLocation + "-admission" }
+
 // DataClaimName is the block PVC of a code-location (resources.disk).
 func DataClaimName(codeLocation string) string { return codeLocation + "-data" }
+
+// MigrationsName names the immutable ConfigMap of a code-location's
+// migrations; hash is the first MigrationsHashLen hex digits of the sha256
+// of their names and contents.
+func MigrationsName(codeLocation, hash string) string {
+	return codeLocation + migrationsInfix + hash
+}
+
+// MigrationsHashLen is how many hex digits of the hash MigrationsName takes.
+const MigrationsHashLen = 10
+
+const migrationsInfix = "-migrations-"
 
 // Argo CD annotations: codeloc sets them on what it emits, and refuses
 // them on what a code-location ships (the cluster orchestrates).
@@ -106,6 +122,26 @@ const (
 	AnnoSyncWave    = "argocd.argoproj.io/sync-wave"
 	AnnoSyncOptions = "argocd.argoproj.io/sync-options"
 )
+
+// Argo CD's resource tracking: how an object names the Application that
+// manages it. Annotation tracking (Argo CD 3's default) sets AnnoTrackingID
+// to TrackingID; label tracking (2.x's default) sets LabelAppInstance to the
+// Application's name. The preflight trusts a record only so tracked by its
+// code-location's own Application.
+const (
+	AnnoTrackingID   = "argocd.argoproj.io/tracking-id"
+	LabelAppInstance = "app.kubernetes.io/instance"
+)
+
+// TrackingID is the value Argo CD's annotation tracking gives an object of
+// group and kind ("" for the core API) in namespace, managed by the
+// Application app of Argo CD's own namespace:
+// <app>:<group>/<kind>:<namespace>/<name> (Argo CD's
+// util/argo/resource_tracking.go; an Application in another namespace is
+// <its namespace>_<app>, which codeloc's Applications never are).
+func TrackingID(app, group, kind, namespace, name string) string {
+	return app + ":" + group + "/" + kind + ":" + namespace + "/" + name
+}
 
 // BucketEnvPrefix is the env prefix of a declared bucket's variables:
 // atlas-datalake gives ATLAS_DATALAKE_ (ATLAS_DATALAKE_BUCKET_HOST, ...).

@@ -75,3 +75,14 @@ func TestDerivedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackingID pins Argo CD's annotation tracking format, as Argo CD
+// 3.x sets it on a record (util/argo/resource_tracking.go).
+func TestTrackingID(t *testing.T) {
+	if got, want := TrackingID("mediawatch", "", "ConfigMap", "dagster", RecordName("mediawatch")), "mediawatch:/ConfigMap:dagster/codeloc-mediawatch"; got != want {
+		t.Errorf("TrackingID = %q, want %q", got, want)
+	}
+	if got, want := TrackingID("citation", "batch", "Job", "dagster", "citation-migrate"), "citation:batch/Job:dagster/citation-migrate"; got != want {
+		t.Errorf("TrackingID = %q, want %q", got, want)
+	}
+}

@@ -209,7 +209,7 @@ func (e *emitter) migrationsConfigMap() *corev1.ConfigMap {
 		h.Write(mg.SQL)
 		data[mg.Name] = string(mg.SQL)
 	}
-	name := fmt.Sprintf("%s-migrations-%s", e.d.CodeLocation, hex.EncodeToString(h.Sum(nil))[:10])
+	name := names.MigrationsName(e.d.CodeLocation, hex.EncodeToString(h.Sum(nil))[:names.MigrationsHashLen])
 	return &corev1.ConfigMap{TypeMeta: typeMeta("v1", "ConfigMap"), ObjectMeta: e.meta(name, hook(waveHookSQL)), Data: data, Immutable: ptr.To(true)}
 }
 

@@ -56,6 +56,9 @@ const (
 	// Objects well-formed before they reach the cluster.
 	CodeMalformed = "object-malformed"
 	CodeIdentity  = "object-identity"
+
+	// Names codeloc keeps for the objects it emits for every code-location.
+	CodeNameReserved = "policy-name-reserved"
 )
 
 // CodeDocs describes each code in a sentence.
@@ -108,4 +111,6 @@ var CodeDocs = map[string]string{
 
 	CodeMalformed: "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type.",
 	CodeIdentity:  "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other.",
+
+	CodeNameReserved: "An object's name, though the code-location's own, is one codeloc emits for some code-location (ending with -preflight, -migrate, -migrations-<hash>, -reload, -data or -admission), on another kind than codeloc's or for another code-location (<cl>-x-preflight is the preflight of code-location <cl>-x).",
 }

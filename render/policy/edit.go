@@ -88,7 +88,11 @@ func (in *Context) addBucketRefs(spec *yaml.RNode) error {
 	return nil
 }
 
-// Conflicts refuses atlas objects named like the ones codeloc emits.
+// Conflicts refuses atlas objects named like the ones codeloc emits, or
+// may emit, for this code-location with their kind: the objects emitted
+// (its record, its preflight objects…), and those another declaration or
+// contract would give it (a migration Job without migrations, a migrations
+// ConfigMap of another hash, a reload pod without a webserver).
 func Conflicts(in *Context, atlas, emitted []*yaml.RNode) validate.Problems {
 	ours := map[string]bool{}
 	for _, o := range emitted {
@@ -96,8 +100,12 @@ func Conflicts(in *Context, atlas, emitted []*yaml.RNode) validate.Problems {
 	}
 	var ps validate.Problems
 	for _, o := range atlas {
-		if ours[node.Ref(o)] {
-			ps = append(ps, in.problem(o, CodeNameConflict, "metadata.name", fmt.Sprintf("%s is emitted by codeloc", node.Ref(o)), "rename the object"))
+		ref := node.Ref(o)
+		switch r, _ := names.Reserved(o.GetName()); {
+		case ours[ref]:
+			ps = append(ps, in.problem(o, CodeNameConflict, "metadata.name", fmt.Sprintf("%s is emitted by codeloc", ref), "rename the object"))
+		case in.emittedHere(o):
+			ps = append(ps, in.problem(o, CodeNameConflict, "metadata.name", fmt.Sprintf("%s is named like %s, which codeloc emits", ref, r.Why()), "rename the object"))
 		}
 	}
 	return ps

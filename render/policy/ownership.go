@@ -20,7 +20,7 @@ type ownershipRule struct{}
 func (ownershipRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	var ps validate.Problems
 	for _, o := range objs {
-		if ownedName(in.d.CodeLocation, o.GetName()) || !in.ownershipApplies(o) {
+		if names.Owns(in.d.CodeLocation, o.GetName()) || !in.ownershipApplies(o) {
 			continue
 		}
 		ps = append(ps, in.nameNotOwned(o))
@@ -32,29 +32,58 @@ func (in *Context) nameNotOwned(o *yaml.RNode) validate.Problem {
 	cl, name := in.d.CodeLocation, o.GetName()
 	msg := fmt.Sprintf("%s is not %s nor %s-<name>: all code-locations share the namespace %s", name, cl, cl, in.c.Namespace)
 	hint := fmt.Sprintf("prefix its name with %s-, or set namePrefix: %s- in the kustomization to rename every object and the references to it", cl, cl)
-	if o.GetKind() == "ConfigMap" && strings.HasPrefix(name, names.RecordName("")) {
-		msg += fmt.Sprintf("; %s<code-location> is the readiness record codeloc publishes for each code-location", names.RecordName(""))
-		hint = "remove it: codeloc publishes each code-location's record itself"
+	if r, ok := names.Reserved(name); ok {
+		msg += fmt.Sprintf("; %s is %s", name, r.Why())
+		if gk := objectGroupKind(o); r.Emits(gk.Group, gk.Kind) {
+			hint = fmt.Sprintf("remove it: codeloc emits it itself, for code-location %s", r.CodeLocation)
+		}
 	}
 	return in.problem(o, CodeNameOwner, "metadata.name", msg, hint)
 }
 
-// ownedName reports whether name belongs to code-location cl.
-func ownedName(cl, name string) bool {
-	return name == cl || strings.HasPrefix(name, cl+"-")
-}
-
-// ownershipApplies reports whether o is left to this rule: objects that
-// scopeRule or the consumption rule refuse whole (a Secret, a cluster-scoped
-// kind, a PersistentVolumeClaim) must go whatever their name, and an object
-// named like this code-location's record is refused by checkConflicts as
-// every name codeloc emits (the record is the only one outside <cl>-…).
+// ownershipApplies reports whether o is left to the naming rules: objects
+// that scopeRule or the consumption rule refuse whole (a Secret, a
+// cluster-scoped kind, a PersistentVolumeClaim) must go whatever their
+// name, and an object named like one codeloc emits for this code-location
+// with its kind (its record, the only one outside <cl>-…, its preflight
+// objects…) is refused by Conflicts with every name codeloc emits.
 func (in *Context) ownershipApplies(o *yaml.RNode) bool {
 	switch {
 	case handledByPolicy(o), o.GetKind() == "PersistentVolumeClaim":
 		return false
-	case o.GetKind() == "ConfigMap" && o.GetName() == names.RecordName(in.d.CodeLocation):
+	case in.emittedHere(o):
 		return false
 	}
 	return true
+}
+
+// emittedHere reports whether o has the name and kind of an object codeloc
+// emits, or may emit, for this code-location.
+func (in *Context) emittedHere(o *yaml.RNode) bool {
+	r, ok := names.Reserved(o.GetName())
+	gk := objectGroupKind(o)
+	return ok && r.CodeLocation == in.d.CodeLocation && r.Emits(gk.Group, gk.Kind)
+}
+
+// reservedNameRule refuses an object whose name, though the
+// code-location's own, is one codeloc emits for some code-location:
+// <cl>-x-preflight is the preflight of a code-location <cl>-x, <cl>-data a
+// name codeloc keeps for the block volume claim. Objects outside the
+// code-location's names are ownershipRule's, and an object named like one
+// codeloc emits for this code-location with its kind is Conflicts'.
+type reservedNameRule struct{}
+
+func (reservedNameRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+	var ps validate.Problems
+	for _, o := range objs {
+		name := o.GetName()
+		r, reserved := names.Reserved(name)
+		if !reserved || !names.Owns(in.d.CodeLocation, name) || !in.ownershipApplies(o) {
+			continue
+		}
+		ps = append(ps, in.problem(o, CodeNameReserved, "metadata.name",
+			fmt.Sprintf("%s is named like %s: codeloc keeps that name, whatever the kind", name, r.Why()),
+			fmt.Sprintf("rename it: no name may end with %s (codeloc emits these for every code-location)", strings.Join(names.ReservedSuffixes(), ", "))))
+	}
+	return ps
 }

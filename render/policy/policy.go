@@ -30,6 +30,7 @@ var Rules = []Rule{
 	identityRule{},
 	kindRule{},
 	ownershipRule{},
+	reservedNameRule{},
 	consumptionRule{},
 	rbacRule{},
 	scopingRule{},
