@@ -42,6 +42,11 @@ const (
 	// Objects well-formed before they reach the cluster.
 	CodeMalformed = "object-malformed"
 	CodeIdentity  = "object-identity"
+
+	// Numbers, quantities and digests as the cluster reads them.
+	CodeYAMLAmbiguous    = "yaml-ambiguous-scalar"
+	CodeQuantityNegative = "quantity-negative"
+	CodeImageDigest      = "policy-image-digest"
 )
 
 // CodeDocs describes each code in a sentence.
@@ -83,4 +88,8 @@ var CodeDocs = map[string]string{
 
 	CodeMalformed: "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type.",
 	CodeIdentity:  "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other.",
+
+	CodeYAMLAmbiguous:    "A plain scalar reads otherwise to Argo CD (YAML 1.1) than to codeloc (YAML 1.2), or is a number, boolean or null not written canonically (yes, on, 0x10, 010, 1_000, +5, .5, True, ~).",
+	CodeQuantityNegative: "A container's resource request or limit, an emptyDir sizeLimit or a pod's overhead is a negative quantity.",
+	CodeImageDigest:      "An image reference has an @ but no valid digest (sha256: and 64 lowercase hex digits, or sha512: and 128).",
 }

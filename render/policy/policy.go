@@ -37,6 +37,8 @@ var Rules = []Rule{
 	requestRule{},
 	containerContextRule{},
 	dagsterRule{},
+	numbersRule{},
+	quantityRule{},
 }
 
 // Check runs every rule over the objects as kustomize built them.
