@@ -46,6 +46,9 @@ const (
 	CodeBucketTooLarge        = "bucket-too-large"
 	CodeOverBudget            = "over-budget"
 	CodeNoBlockStorage        = "no-block-storage"
+
+	// Migrations as PostgreSQL and the migrations ConfigMap read them.
+	CodeMigrationNotText = "migration-not-text"
 )
 
 // CodeDocs describes every code in a sentence, for `codeloc validate -o
@@ -72,7 +75,7 @@ var CodeDocs = map[string]string{
 	CodeNotReady:              "The declaration says ready: false: atlas does not attest this revision, so it is not deployed.",
 	CodeBadMigrationName:      "A migration is not a plain NNN-name.sql file name.",
 	CodeMigrationMissing:      "A declared migration is not under migrations/.",
-	CodeMigrationEmpty:        "A declared migration file is empty.",
+	CodeMigrationEmpty:        "A declared migration file is empty, or holds no SQL statement (only comments, white space and the no-transaction line).",
 	CodeMigrationTooLarge:     "Migrations exceed the size one file or the ConfigMap can carry.",
 	CodeContractUnreadable:    "The cluster contract cannot be read.",
 	CodeContractInvalid:       "The cluster contract itself is inconsistent.",
@@ -89,4 +92,6 @@ var CodeDocs = map[string]string{
 	CodeBucketTooLarge:        "A declared bucket size exceeds what the platform provisioned.",
 	CodeOverBudget:            "Declared cpu, memory, disk or bucket total exceeds the contract's budget.",
 	CodeNoBlockStorage:        "disk is declared but the contract has no block storage class.",
+
+	CodeMigrationNotText: "A declared migration is not text: it has a NUL byte or bytes that are not UTF-8 (PostgreSQL and the migrations ConfigMap take text only).",
 }
