@@ -283,7 +283,7 @@ func keyFault(k *yaml.Node) (msg, hint string, bad bool) {
 	if err == nil && argo == k.Value {
 		return "", "", false
 	}
-	hint = fmt.Sprintf("quote the key (%s:)", strconv.Quote(k.Value))
+	hint = fmt.Sprintf("quote the key (%s:), or rename it where a generator makes it", strconv.Quote(k.Value))
 	switch {
 	case k.Value == "<<" && err != nil:
 		return "key << is YAML 1.1's merge key to Argo CD: it merges its value into the mapping, or fails on the whole render, while codeloc reads the key \"<<\"", hint, true

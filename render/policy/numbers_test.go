@@ -180,7 +180,7 @@ func TestNumbersKeys(t *testing.T) {
 func TestNumbersMergeKey(t *testing.T) {
 	msg, hint, bad := keyFault(&yaml.Node{Kind: yaml.ScalarNode, Value: "<<"})
 	want := `key << is YAML 1.1's merge key to Argo CD: it merges its value into the mapping, or fails on the whole render, while codeloc reads the key "<<"`
-	if !bad || msg != want || hint != `quote the key ("<<":)` {
+	if !bad || msg != want || hint != `quote the key ("<<":), or rename it where a generator makes it` {
 		t.Errorf("keyFault(<<) = %q, %q, %v", msg, hint, bad)
 	}
 	if _, _, bad := keyFault(&yaml.Node{Kind: yaml.ScalarNode, Value: "<<", Style: yaml.DoubleQuotedStyle}); bad {
@@ -223,7 +223,7 @@ data: {on: eA==}
 		got = append(got, p.Path+": "+p.Hint)
 	}
 	want := []string{
-		`Deployment/citation-dagster.metadata.labels.on: quote the key ("on":)`,
+		`Deployment/citation-dagster.metadata.labels.on: quote the key ("on":), or rename it where a generator makes it`,
 		`Deployment/citation-dagster.spec.replicas: write 16, or quote it ("0x10") if it is a string`,
 		`Deployment/citation-dagster.spec.template.spec.containers[0].env[0].value: quote it ("yes") if it is a string, or write true`,
 		`Deployment/citation-dagster.spec.template.spec.containers[0].ports[0].containerPort: write 8, or quote it ("010") if it is a string`,

@@ -28,9 +28,11 @@ func (quantityRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 			if nq.q.Sign() >= 0 {
 				continue
 			}
-			ps = append(ps, in.problem(p.o, CodeQuantityNegative, p.path+"."+nq.field,
-				fmt.Sprintf("%s is negative: the API server refuses it, and codeloc's budget would count it against the other requests", nq.q.String()),
-				nq.hint))
+			msg := fmt.Sprintf("%s is negative: the API server refuses it", nq.q.String())
+			if nq.budgeted {
+				msg += ", and codeloc's budget would subtract it from the other containers' requests"
+			}
+			ps = append(ps, in.problem(p.o, CodeQuantityNegative, p.path+"."+nq.field, msg, nq.hint))
 		}
 	}
 	return ps
@@ -41,6 +43,9 @@ type namedQuantity struct {
 	field string
 	q     *resource.Quantity
 	hint  string
+	// budgeted is true for a container's requests and limits, which
+	// requestRule adds up (a limit stands for an unset request).
+	budgeted bool
 }
 
 // podQuantities lists the quantities of a pod spec that may not be
@@ -48,32 +53,32 @@ type namedQuantity struct {
 func podQuantities(spec *corev1.PodSpec) []namedQuantity {
 	const resourceHint = "write a positive quantity (such as 250m or 512Mi), or leave the resource out"
 	var out []namedQuantity
-	list := func(prefix string, l corev1.ResourceList, hint string) {
+	list := func(prefix string, l corev1.ResourceList, hint string, budgeted bool) {
 		for _, name := range slices.Sorted(maps.Keys(l)) {
 			q := l[name]
-			out = append(out, namedQuantity{prefix + "." + string(name), &q, hint})
+			out = append(out, namedQuantity{prefix + "." + string(name), &q, hint, budgeted})
 		}
 	}
 	containers := func(field string, cs []corev1.Container) {
 		for i, c := range cs {
 			prefix := fmt.Sprintf("%s[%d].resources", field, i)
-			list(prefix+".requests", c.Resources.Requests, resourceHint)
-			list(prefix+".limits", c.Resources.Limits, resourceHint)
+			list(prefix+".requests", c.Resources.Requests, resourceHint, true)
+			list(prefix+".limits", c.Resources.Limits, resourceHint, true)
 		}
 	}
 	containers("initContainers", spec.InitContainers)
 	containers("containers", spec.Containers)
 	for i, c := range spec.EphemeralContainers {
 		prefix := fmt.Sprintf("ephemeralContainers[%d].resources", i)
-		list(prefix+".requests", c.Resources.Requests, resourceHint)
-		list(prefix+".limits", c.Resources.Limits, resourceHint)
+		list(prefix+".requests", c.Resources.Requests, resourceHint, false)
+		list(prefix+".limits", c.Resources.Limits, resourceHint, false)
 	}
 	for i, v := range spec.Volumes {
 		if v.EmptyDir != nil && v.EmptyDir.SizeLimit != nil {
 			out = append(out, namedQuantity{fmt.Sprintf("volumes[%d].emptyDir.sizeLimit", i), v.EmptyDir.SizeLimit,
-				"write a positive size (such as 1Gi), or leave sizeLimit out"})
+				"write a positive size (such as 1Gi), or leave sizeLimit out", false})
 		}
 	}
-	list("overhead", spec.Overhead, "leave overhead out: the RuntimeClass sets it")
+	list("overhead", spec.Overhead, "leave overhead out: the RuntimeClass sets it", false)
 	return out
 }

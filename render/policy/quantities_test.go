@@ -7,7 +7,8 @@ import (
 )
 
 func TestCheckQuantities(t *testing.T) {
-	const negative = ": the API server refuses it, and codeloc's budget would count it against the other requests"
+	const negative = ": the API server refuses it, and codeloc's budget would subtract it from the other containers' requests"
+	const refused = ": the API server refuses it"
 	tests := []struct {
 		name, objects string
 		want          []string
@@ -49,9 +50,9 @@ spec:
 			"quantity-negative Pod/citation-pod.spec.containers[0].resources.requests.ephemeral-storage: -1 is negative" + negative,
 			"quantity-negative Pod/citation-pod.spec.containers[0].resources.requests.example.com/gpu: -1 is negative" + negative,
 			"quantity-negative Pod/citation-pod.spec.containers[0].resources.requests.memory: -64Mi is negative" + negative,
-			"quantity-negative Pod/citation-pod.spec.ephemeralContainers[0].resources.requests.cpu: -500m is negative" + negative,
-			"quantity-negative Pod/citation-pod.spec.volumes[0].emptyDir.sizeLimit: -1Gi is negative" + negative,
-			"quantity-negative Pod/citation-pod.spec.overhead.cpu: -10m is negative" + negative,
+			"quantity-negative Pod/citation-pod.spec.ephemeralContainers[0].resources.requests.cpu: -500m is negative" + refused,
+			"quantity-negative Pod/citation-pod.spec.volumes[0].emptyDir.sizeLimit: -1Gi is negative" + refused,
+			"quantity-negative Pod/citation-pod.spec.overhead.cpu: -10m is negative" + refused,
 		}},
 		{name: "a CronJob's pod", objects: `apiVersion: batch/v1
 kind: CronJob
