@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	kubeyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/render/node"
 )
 
@@ -48,6 +51,52 @@ func TestGoldenReadsAlikeInArgoCD(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileNamesReadAlikeInArgoCD renders the allpaths fixture as a
+// code-location named "on" at revision 0e12345 (YAML 1.1's boolean true
+// and, to both YAML versions, the float 0 when plain): every label,
+// argument and record value codeloc writes from them must still mean the
+// same string to Argo CD.
+func TestHostileNamesReadAlikeInArgoCD(t *testing.T) {
+	dir := t.TempDir()
+	files, err := filepath.Glob("../fixtures/allpaths/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixture: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.ReplaceAll(string(data), "allpaths", "on")
+		s = strings.ReplaceAll(s, "codeLocation: on", `codeLocation: "on"`)
+		s = strings.ReplaceAll(s, "0a1b2c3", `"0e12345"`)
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := render.Render(render.Request{Dir: dir, Contract: exampleContract(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := emit.Write(res.Objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argo := argoCDDocuments(t, data)
+	if len(argo) != len(res.Objects) {
+		t.Fatalf("Argo CD reads %d objects, codeloc wrote %d", len(argo), len(res.Objects))
+	}
+	for i, o := range res.Objects {
+		j, err := node.JSON(o.YNode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameJSON(argo[i], j) {
+			t.Errorf("%s/%s: Argo CD reads\n%s\ncodeloc reads\n%s", o.GetKind(), o.GetName(), argo[i], j)
+		}
 	}
 }
 
