@@ -50,6 +50,8 @@ const (
 	// The codeLocation's name against codeloc's and the platform's.
 	CodeCodeLocationReserved = "code-location-reserved"
 	CodeCodeLocationPlatform = "code-location-owns-platform"
+	// Migrations as PostgreSQL and the migrations ConfigMap read them.
+	CodeMigrationNotText = "migration-not-text"
 )
 
 // CodeDocs describes every code in a sentence, for `codeloc validate -o
@@ -76,7 +78,7 @@ var CodeDocs = map[string]string{
 	CodeNotReady:              "The declaration says ready: false: atlas does not attest this revision, so it is not deployed.",
 	CodeBadMigrationName:      "A migration is not a plain NNN-name.sql file name.",
 	CodeMigrationMissing:      "A declared migration is not under migrations/.",
-	CodeMigrationEmpty:        "A declared migration file is empty.",
+	CodeMigrationEmpty:        "A declared migration file is empty, or holds no SQL statement (only comments, white space and the no-transaction line).",
 	CodeMigrationTooLarge:     "Migrations exceed the size one file or the ConfigMap can carry.",
 	CodeContractUnreadable:    "The cluster contract cannot be read.",
 	CodeContractInvalid:       "The cluster contract itself is inconsistent.",
@@ -96,4 +98,5 @@ var CodeDocs = map[string]string{
 
 	CodeCodeLocationReserved: "codeLocation is a name codeloc keeps: codeloc, codeloc-<name> (the records), a name ending with -preflight, -migrate, -migrations-<hash>, -reload, -data or -admission (what codeloc emits for every code-location), or app-of-apps (the root Application).",
 	CodeCodeLocationPlatform: "codeLocation equals, or followed by '-' starts, a name of the platform (a contract secret, ConfigMap, ServiceAccount, bucket, database credentials secret, the Dagster workspace ConfigMap or webserver Service, codeloc's install): the code-location would own it.",
+	CodeMigrationNotText:     "A declared migration is not text: it has a NUL byte or bytes that are not UTF-8 (PostgreSQL and the migrations ConfigMap take text only).",
 }

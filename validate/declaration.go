@@ -325,6 +325,9 @@ func readMigration(fs fsys.FS, dir, name string) ([]byte, *Problem) {
 	if err != nil {
 		return nil, &Problem{Code: CodeFileUnreadable, Message: err.Error(), Hint: "check the file's permissions"}
 	}
+	if p := migrationContent(data); p != nil {
+		return nil, p
+	}
 	return data, nil
 }
 

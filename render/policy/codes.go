@@ -59,6 +59,10 @@ const (
 
 	// Names codeloc keeps for the objects it emits for every code-location.
 	CodeNameReserved = "policy-name-reserved"
+	// Numbers, quantities and digests as the cluster reads them.
+	CodeYAMLAmbiguous    = "yaml-ambiguous-scalar"
+	CodeQuantityNegative = "quantity-negative"
+	CodeImageDigest      = "policy-image-digest"
 )
 
 // CodeDocs describes each code in a sentence.
@@ -112,5 +116,8 @@ var CodeDocs = map[string]string{
 	CodeMalformed: "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type.",
 	CodeIdentity:  "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other.",
 
-	CodeNameReserved: "An object's name, though the code-location's own, is one codeloc emits for some code-location (ending with -preflight, -migrate, -migrations-<hash>, -reload, -data or -admission), on another kind than codeloc's or for another code-location (<cl>-x-preflight is the preflight of code-location <cl>-x).",
+	CodeNameReserved:     "An object's name, though the code-location's own, is one codeloc emits for some code-location (ending with -preflight, -migrate, -migrations-<hash>, -reload, -data or -admission), on another kind than codeloc's or for another code-location (<cl>-x-preflight is the preflight of code-location <cl>-x).",
+	CodeYAMLAmbiguous:    "A plain scalar reads otherwise to Argo CD (YAML 1.1) than to codeloc (YAML 1.2), or is a number, boolean or null not written canonically (yes, on, 0x10, 010, 1_000, +5, .5, True, ~).",
+	CodeQuantityNegative: "A container's resource request or limit, an emptyDir sizeLimit or a pod's overhead is a negative quantity.",
+	CodeImageDigest:      "An image reference has an @ but no valid digest (sha256: and 64 lowercase hex digits, or sha512: and 128).",
 }

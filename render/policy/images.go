@@ -1,11 +1,14 @@
 package policy
 
 import (
+	_ "crypto/sha256" // digest.Parse validates only the algorithms linked in
+	_ "crypto/sha512"
+	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/opencontainers/go-digest"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
@@ -71,12 +74,12 @@ func (in *Context) imageFault(image string) (code, msg, hint string) {
 	case !in.allowedRegistry(ref.normalized):
 		return CodeImageRegistry, fmt.Sprintf("image %q does not come from %s", image, strings.Join(in.registries(), " or ")),
 			fmt.Sprintf("push it to %s and pull it from there (kustomize images: newName), or ask the platform to add its registry to policy.registries", in.c.Registry)
-	case ref.digest != "":
-		if digestPattern.MatchString(ref.digest) {
-			return "", "", ""
+	case ref.pinned:
+		if reason := digestFault(ref.digest); reason != "" {
+			return CodeImageDigest, fmt.Sprintf("image %q: %q after @ is not a digest: %s; the kubelet cannot pull it", image, ref.digest, reason),
+				fmt.Sprintf("write %s@sha256: and the image's 64 lowercase hex digits as the registry shows them (kustomize images: digest), or pin a tag instead", ref.name)
 		}
-		return CodeImageUnpinned, fmt.Sprintf("image %q: %q is not a digest", image, ref.digest),
-			"write the digest as algorithm:hex, e.g. @sha256: and its 64 hex digits (kustomize images: digest)"
+		return "", "", ""
 	case ownsImage(ref.normalized, dockerHubAlias(in.ownPrefix())):
 		if ref.tag == in.d.Revision {
 			return "", "", ""
@@ -95,8 +98,28 @@ func (in *Context) imageFault(image string) (code, msg, hint string) {
 	return "", "", ""
 }
 
-// digestPattern is the OCI image spec's digest grammar (algorithm:encoded).
-var digestPattern = regexp.MustCompile(`^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$`)
+// digestFault says why d is not a digest an image may be pinned to, ""
+// when it is one: sha256 with 64 lowercase hex digits or sha512 with 128.
+// go-digest decides, as the container runtimes do; sha384, which it also
+// knows, is no algorithm of the OCI image spec.
+func digestFault(d string) string {
+	algorithm, encoded, found := strings.Cut(d, ":")
+	_, err := digest.Parse(d)
+	a := digest.Algorithm(algorithm)
+	switch {
+	case d == "":
+		return "it is empty"
+	case !found || algorithm == "" || encoded == "":
+		return "it is not algorithm:hex"
+	case a != digest.SHA256 && a != digest.SHA512:
+		return fmt.Sprintf("%q is not sha256 or sha512", algorithm)
+	case errors.Is(err, digest.ErrDigestInvalidLength):
+		return fmt.Sprintf("%s takes %d hex digits, not %d", a, a.Size()*2, len(encoded))
+	case err != nil:
+		return fmt.Sprintf("%s takes lowercase hex digits (0-9, a-f) only", a)
+	}
+	return ""
+}
 
 // ownPrefix is the name prefix of the code-location's own images.
 func (in *Context) ownPrefix() string {
@@ -139,6 +162,9 @@ func ownsImage(name, prefix string) bool {
 // imageRef is an image reference split into its parts.
 type imageRef struct {
 	name, tag, digest string
+	// pinned is true when the reference has an @: what follows must be a
+	// digest, even when empty.
+	pinned bool
 	// normalized is the name with the registry the runtime pulls from
 	// spelled out: busybox is docker.io/library/busybox.
 	normalized string
@@ -147,7 +173,7 @@ type imageRef struct {
 // parseImage splits [host[:port]/]path[:tag][@digest].
 func parseImage(image string) imageRef {
 	var r imageRef
-	r.name, r.digest, _ = strings.Cut(image, "@")
+	r.name, r.digest, r.pinned = strings.Cut(image, "@")
 	slash := strings.LastIndex(r.name, "/")
 	if colon := strings.LastIndex(r.name, ":"); colon > slash {
 		r.name, r.tag = r.name[:colon], r.name[colon+1:]

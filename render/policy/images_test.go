@@ -59,7 +59,36 @@ func TestCheckImages(t *testing.T) {
 		{name: "third-party image at a version", objects: imagePod("registry:80/busybox:1.36")},
 		{name: "third-party image by digest", objects: imagePod("registry:80/busybox@" + digest)},
 		{name: "a digest that is none", objects: imagePod("registry:80/busybox@latest"), want: []string{
-			`policy-image-unpinned ` + field + `: image "registry:80/busybox@latest": "latest" is not a digest`,
+			`policy-image-digest ` + field + `: image "registry:80/busybox@latest": "latest" after @ is not a digest: it is not algorithm:hex; the kubelet cannot pull it`,
+		}},
+		{name: "a sha512 digest", objects: imagePod("registry:80/busybox@sha512:" + strings.Repeat(digest[7:], 2))},
+		{name: "a tag and a sha512 digest", objects: imagePod("registry:80/busybox:1.36@sha512:" + strings.Repeat(digest[7:], 2))},
+		{name: "a digest too short", objects: imagePod("registry:80/busybox@sha256:xyz"), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox@sha256:xyz": "sha256:xyz" after @ is not a digest: sha256 takes 64 hex digits, not 3; the kubelet cannot pull it`,
+		}},
+		{name: "a sha256 digest of sha512's length", objects: imagePod("registry:80/busybox@sha256:" + strings.Repeat(digest[7:], 2)), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox@sha256:` + strings.Repeat(digest[7:], 2) + `": "sha256:` + strings.Repeat(digest[7:], 2) + `" after @ is not a digest: sha256 takes 64 hex digits, not 128; the kubelet cannot pull it`,
+		}},
+		{name: "upper-case hex", objects: imagePod("registry:80/busybox@" + strings.ToUpper(digest[:7]) + strings.ToUpper(digest[7:])), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox@SHA256:` + strings.ToUpper(digest[7:]) + `": "SHA256:` + strings.ToUpper(digest[7:]) + `" after @ is not a digest: "SHA256" is not sha256 or sha512; the kubelet cannot pull it`,
+		}},
+		{name: "upper-case hex digits", objects: imagePod("registry:80/busybox@sha256:" + strings.ToUpper(digest[7:])), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox@sha256:` + strings.ToUpper(digest[7:]) + `": "sha256:` + strings.ToUpper(digest[7:]) + `" after @ is not a digest: sha256 takes lowercase hex digits (0-9, a-f) only; the kubelet cannot pull it`,
+		}},
+		{name: "sha384, which go-digest knows", objects: imagePod("registry:80/busybox@sha384:" + digest[7:] + digest[7:39]), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox@sha384:` + digest[7:] + digest[7:39] + `": "sha384:` + digest[7:] + digest[7:39] + `" after @ is not a digest: "sha384" is not sha256 or sha512; the kubelet cannot pull it`,
+		}},
+		{name: "an empty digest does not fall back to the tag", objects: imagePod("registry:80/busybox:1.36@"), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox:1.36@": "" after @ is not a digest: it is empty; the kubelet cannot pull it`,
+		}},
+		{name: "no hex after the algorithm", objects: imagePod(`"registry:80/busybox@sha256:"`), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox@sha256:": "sha256:" after @ is not a digest: it is not algorithm:hex; the kubelet cannot pull it`,
+		}},
+		{name: "two digests", objects: imagePod("registry:80/busybox@" + digest + "@" + digest), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/busybox@` + digest + "@" + digest + `": "` + digest + "@" + digest + `" after @ is not a digest: sha256 takes 64 hex digits, not 136; the kubelet cannot pull it`,
+		}},
+		{name: "own image with a bad digest", objects: imagePod("registry:80/citation-dagster:a3f9c1d@sha256:0"), want: []string{
+			`policy-image-digest ` + field + `: image "registry:80/citation-dagster:a3f9c1d@sha256:0": "sha256:0" after @ is not a digest: sha256 takes 64 hex digits, not 1; the kubelet cannot pull it`,
 		}},
 		{name: "an allowed extra registry", registries: []string{"ghcr.io/acme"}, objects: imagePod("ghcr.io/acme/tool:1.0")},
 		{name: "an extra registry's sibling path", registries: []string{"ghcr.io/acme"}, objects: imagePod("ghcr.io/acmex/tool:1.0"), want: []string{
@@ -116,6 +145,7 @@ func TestImageHints(t *testing.T) {
 		{"busybox:1.36", "push it to registry:80 and pull it from there (kustomize images: newName), or ask the platform to add its registry to policy.registries"},
 		{"registry:80/busybox", "pin it with a version tag (registry:80/busybox:1.2.3) or a digest (registry:80/busybox@sha256:...; kustomize images: newTag or digest)"},
 		{"registry:80/citation-dagster:main", "tag it registry:80/citation-dagster:a3f9c1d (kustomize images: newTag), or update revision"},
+		{"registry:80/busybox@sha256:x", "write registry:80/busybox@sha256: and the image's 64 lowercase hex digits as the registry shows them (kustomize images: digest), or pin a tag instead"},
 	}
 	for _, tt := range tests {
 		if _, _, hint := in.imageFault(tt.image); hint != tt.want {
@@ -134,8 +164,9 @@ func TestParseImage(t *testing.T) {
 		{"docker.io/busybox:1", imageRef{name: "docker.io/busybox", tag: "1", normalized: "docker.io/library/busybox"}},
 		{"index.docker.io/library/busybox", imageRef{name: "index.docker.io/library/busybox", normalized: "docker.io/library/busybox"}},
 		{"localhost/x:1", imageRef{name: "localhost/x", tag: "1", normalized: "localhost/x"}},
-		{"registry:80/a/b:c@sha256:ff", imageRef{name: "registry:80/a/b", tag: "c", digest: "sha256:ff", normalized: "registry:80/a/b"}},
-		{"registry:80/a@sha256:ff", imageRef{name: "registry:80/a", digest: "sha256:ff", normalized: "registry:80/a"}},
+		{"registry:80/a/b:c@sha256:ff", imageRef{name: "registry:80/a/b", tag: "c", digest: "sha256:ff", pinned: true, normalized: "registry:80/a/b"}},
+		{"registry:80/a@sha256:ff", imageRef{name: "registry:80/a", digest: "sha256:ff", pinned: true, normalized: "registry:80/a"}},
+		{"registry:80/a:1@", imageRef{name: "registry:80/a", tag: "1", pinned: true, normalized: "registry:80/a"}},
 	}
 	for _, tt := range tests {
 		if got := parseImage(tt.image); got != tt.want {

@@ -41,6 +41,8 @@ var Rules = []Rule{
 	dagsterRule{},
 	reachRule{},
 	annotationRule{},
+	numbersRule{},
+	quantityRule{},
 }
 
 // Check runs every rule over the objects as kustomize built them.

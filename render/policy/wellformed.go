@@ -96,7 +96,8 @@ func (in *Context) decodeStrict(o *yaml.RNode) validate.Problems {
 
 var (
 	// json: cannot unmarshal array into Go struct field Container.spec.template.spec.containers.image of type string
-	typeErrorRE = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field \w+\.(\S+) of type (\S+)`)
+	// json: cannot unmarshal number 1e3 into Go struct field DeploymentSpec.spec.replicas of type int32
+	typeErrorRE = regexp.MustCompile(`cannot unmarshal (\w+)( \S+)? into Go struct field \w+\.(\S+) of type (\S+)`)
 	// unknown field "spec.template.spec.containers[0].imagee"
 	fieldErrorRE = regexp.MustCompile(`^(unknown|duplicate) field "([^"]+)"`)
 )
@@ -104,7 +105,10 @@ var (
 // typeError turns a JSON type error into a field path and a message.
 func typeError(err error) (string, string) {
 	if m := typeErrorRE.FindStringSubmatch(err.Error()); m != nil {
-		return m[2], fmt.Sprintf("%s is %s %s, not %s", m[2], article(m[1]), m[1], m[3])
+		if m[2] != "" { // the number that does not fit: 1e3 where an integer goes
+			return m[3], fmt.Sprintf("%s is the %s%s, not %s", m[3], m[1], m[2], m[4])
+		}
+		return m[3], fmt.Sprintf("%s is %s %s, not %s", m[3], article(m[1]), m[1], m[4])
 	}
 	return "", strings.TrimPrefix(err.Error(), "json: ")
 }

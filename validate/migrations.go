@@ -1,0 +1,102 @@
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// migrationContent checks what a declared migration holds: text (UTF-8
+// without NUL bytes, which PostgreSQL refuses in a query and a ConfigMap's
+// data does not carry) and at least one statement once comments, white
+// space and semicolons are left out (the first line "-- codeloc:no-transaction"
+// is a comment too).
+func migrationContent(data []byte) *Problem {
+	if p := migrationNotText(data); p != nil {
+		return p
+	}
+	if !sqlHasStatement(string(data)) {
+		return &Problem{Code: CodeMigrationEmpty, Message: "holds no SQL statement, only comments and white space",
+			Hint: "write the SQL or remove the migration"}
+	}
+	return nil
+}
+
+// migrationNotText says where data stops being text: the byte offset and
+// line of its first NUL byte or byte that is not UTF-8; nil when it is text.
+func migrationNotText(data []byte) *Problem {
+	if utf8.Valid(data) && bytes.IndexByte(data, 0) < 0 {
+		return nil
+	}
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		var what string
+		switch {
+		case data[i] == 0:
+			what = "a NUL byte"
+		case r == utf8.RuneError && size == 1:
+			what = fmt.Sprintf("byte 0x%02x, which is not UTF-8", data[i])
+		default:
+			i += size
+			continue
+		}
+		line := bytes.Count(data[:i], []byte("\n")) + 1
+		return &Problem{Code: CodeMigrationNotText,
+			Message: fmt.Sprintf("is not text: at byte %d (line %d) is %s", i, line, what),
+			Hint:    `save it as UTF-8 text without NUL bytes, and write binary values as SQL literals ('\x...'::bytea, decode('...', 'base64'))`}
+	}
+	return nil
+}
+
+// sqlHasStatement reports whether sql holds anything but comments (--
+// to the end of the line, /* */ nested as PostgreSQL nests them), white
+// space and semicolons: what the migration Job would find a statement in
+// (migrate.Split finds none in the rest; codeloc also counts Unicode
+// white space and a byte order mark as space).
+func sqlHasStatement(sql string) bool {
+	for i := 0; i < len(sql); {
+		switch {
+		case strings.HasPrefix(sql[i:], "--"):
+			end := strings.IndexByte(sql[i:], '\n')
+			if end < 0 {
+				return false
+			}
+			i += end + 1
+		case strings.HasPrefix(sql[i:], "/*"):
+			i = skipSQLBlockComment(sql, i)
+		case sql[i] == ';':
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(sql[i:])
+			if !unicode.IsSpace(r) && r != '\uFEFF' {
+				return true
+			}
+			i += size
+		}
+	}
+	return false
+}
+
+// skipSQLBlockComment skips the /* */ comment at i, nested ones included;
+// an unclosed one runs to the end.
+func skipSQLBlockComment(sql string, i int) int {
+	depth := 0
+	for i < len(sql) {
+		switch {
+		case strings.HasPrefix(sql[i:], "/*"):
+			depth++
+			i += 2
+		case strings.HasPrefix(sql[i:], "*/"):
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return len(sql)
+}
