@@ -95,6 +95,10 @@ func MigrateName(codeLocation string) string { return codeLocation + "-migrate" 
 // platform's Dagster webserver (`codeloc-jobs reload`).
 func ReloadName(codeLocation string) string { return codeLocation + "-reload" }
 
+// AdmissionName names the ConfigMap a code-location's render emits as the
+// params of its ValidatingAdmissionPolicyBinding: what its pods may use.
+func AdmissionName(codeLocation string) string { return codeLocation + "-admission" }
+
 // DataClaimName is the block PVC of a code-location (resources.disk).
 func DataClaimName(codeLocation string) string { return codeLocation + "-data" }
 
