@@ -344,6 +344,14 @@ func (a *admissionCluster) runPods(t *testing.T) {
 	}{
 		{"conforming", func(*corev1.Pod) {}, ""},
 		{"conforming, both labels", func(p *corev1.Pod) { p.Labels[names.LabelCodeLocation] = "citation" }, ""},
+		// What the ServiceAccount admission plugin adds (off in kubetest).
+		{"with a ServiceAccount token volume", func(p *corev1.Pod) {
+			addVolume(p, corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: ptr.To(int64(3607))}},
+				{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"}, Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+				{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+			}}})
+		}, ""},
 		{"secret in env", func(p *corev1.Pod) {
 			p.Spec.Containers[0].Env = append(p.Spec.Containers[0].Env, secretEnv(foreign))
 		}, "secret mediawatch-token is not in dependsOn.secrets of code-location citation"},
