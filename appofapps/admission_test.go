@@ -107,7 +107,7 @@ func startAdmission(t *testing.T) *admissionCluster {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	for _, cl := range []string{"citation", "mediawatch"} {
+	for _, cl := range []string{"citation", "mediawatch", "allpaths"} {
 		res, err := codelocrender.Render(codelocrender.Request{Dir: filepath.Join("..", "fixtures", cl), Contract: c})
 		if err != nil {
 			t.Fatal(err)
@@ -217,8 +217,9 @@ func (a *admissionCluster) typeChecking(t *testing.T) {
 	}
 }
 
-// renderedPods admits every pod the renders run: codeloc's hooks and the
-// atlas workloads, as their controllers would create them.
+// renderedPods admits every pod the renders of citation, mediawatch and
+// allpaths (every path the render policy allows) run: codeloc's hooks and
+// the atlas workloads, as their controllers would create them.
 func (a *admissionCluster) renderedPods(t *testing.T) {
 	for cl, res := range a.renders {
 		n := 0
@@ -242,7 +243,9 @@ func (a *admissionCluster) renderedPods(t *testing.T) {
 // podOf is the pod a rendered object runs, nil for an object that runs none.
 func podOf(t *testing.T, o *yaml.RNode) *corev1.Pod {
 	t.Helper()
-	path := map[string][]string{"Pod": nil, "Job": {"spec", "template"}, "Deployment": {"spec", "template"}}
+	template := []string{"spec", "template"}
+	path := map[string][]string{"Pod": nil, "Job": template, "Deployment": template, "StatefulSet": template,
+		"DaemonSet": template, "ReplicaSet": template, "CronJob": {"spec", "jobTemplate", "spec", "template"}}
 	p, ok := path[o.GetKind()]
 	if !ok {
 		return nil
