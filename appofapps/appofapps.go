@@ -87,6 +87,9 @@ type Application struct {
 	Wave int
 	// YAML is the document, ending with a newline, without "---".
 	YAML []byte
+	// Admission are the code-location's ValidatingAdmissionPolicyBindings
+	// (AdmissionBindingsYAML): a YAML stream ending with a newline.
+	Admission []byte
 }
 
 // Generate returns the Applications of the code-locations in dirs, sorted by
@@ -120,23 +123,39 @@ func Generate(dirs []string, opts Options) ([]Application, error) {
 	return render(tmpl, data)
 }
 
-// Stream joins the documents into one YAML stream.
+// Stream joins the documents into one YAML stream: each Application
+// followed by its admission bindings.
 func Stream(apps []Application) []byte {
-	docs := make([][]byte, len(apps))
-	for i, a := range apps {
-		docs[i] = a.YAML
+	var docs [][]byte
+	for _, a := range apps {
+		docs = append(docs, a.YAML)
+		if len(a.Admission) > 0 {
+			docs = append(docs, a.Admission)
+		}
 	}
 	return bytes.Join(docs, []byte("---\n"))
 }
 
-// WriteFiles writes each Application to dir/<name>.yaml, the layout of the
-// cluster/apps repo, replacing only those files.
+// AdmissionFileSuffix ends the name of the file of a code-location's
+// admission bindings in cluster/apps: <name>.admission.yaml. A
+// code-location's name has no dot, so it is no Application's file.
+const AdmissionFileSuffix = ".admission.yaml"
+
+// WriteFiles writes each Application to dir/<name>.yaml, and its admission
+// bindings to dir/<name>.admission.yaml, the layout of the cluster/apps
+// repo, replacing only those files.
 func WriteFiles(dir string, apps []Application) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, a := range apps {
 		if err := writeFile(filepath.Join(dir, a.Name+".yaml"), a.YAML); err != nil {
+			return err
+		}
+		if len(a.Admission) == 0 {
+			continue
+		}
+		if err := writeFile(filepath.Join(dir, a.Name+AdmissionFileSuffix), a.Admission); err != nil {
 			return err
 		}
 	}
@@ -215,7 +234,11 @@ func render(tmpl *Template, apps []Data) ([]Application, error) {
 	for _, a := range apps {
 		doc, ps := tmpl.Execute(a)
 		problems = append(problems, ps...)
-		out = append(out, Application{Name: a.Name, Wave: a.Wave, YAML: doc})
+		bindings, err := AdmissionBindingsYAML(a.Name, a.DestinationNamespace)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Application{Name: a.Name, Wave: a.Wave, YAML: doc, Admission: bindings})
 	}
 	if len(problems) > 0 {
 		return nil, problems.Sorted()

@@ -311,14 +311,16 @@ func TestWriteFiles(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if diff := cmp.Diff([]string{"citation.yaml", "mediawatch.yaml"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"citation.admission.yaml", "citation.yaml", "mediawatch.admission.yaml", "mediawatch.yaml"}, names); diff != "" {
 		t.Fatalf("files (-want +got):\n%s", diff)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "citation.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(apps[1].YAML), string(got)); diff != "" {
-		t.Errorf("citation.yaml (-want +got):\n%s", diff)
+	for file, want := range map[string][]byte{"citation.yaml": apps[1].YAML, "citation.admission.yaml": apps[1].Admission} {
+		got, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", file, diff)
+		}
 	}
 }

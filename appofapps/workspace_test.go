@@ -342,7 +342,7 @@ func TestWriteWorkspaceFile(t *testing.T) {
 	for _, e := range entries {
 		files = append(files, e.Name())
 	}
-	if diff := cmp.Diff([]string{"citation.yaml", "dagster-workspace.yaml"}, files); diff != "" {
+	if diff := cmp.Diff([]string{"citation.admission.yaml", "citation.yaml", "dagster-workspace.yaml"}, files); diff != "" {
 		t.Errorf("files, no temporary left (-want +got):\n%s", diff)
 	}
 }

@@ -31,7 +31,8 @@ const rootApp = "app-of-apps"
 // (wave 0) is Synced and Healthy before citation (wave 1) is created;
 // citation's preflight passes, its migration is in the ledger, its
 // Deployment is created after the migrate Job completed, and citation-data
-// carries Prune=false/Delete=false.
+// carries Prune=false/Delete=false; a run pod Dagster would launch for
+// citation is admitted, one reading an undeclared Secret is refused.
 func TestFirstDeploy(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
@@ -56,6 +57,7 @@ func TestFirstDeploy(t *testing.T) {
 		t.Error(err)
 	}
 	h.checkDagsterFindsIt(ctx, t, "citation", "citation.dagster.svc", "3030")
+	h.checkRunPodAdmission(ctx, t)
 }
 
 // checkDagsterFindsIt: the record publishes the code-location's gRPC

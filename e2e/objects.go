@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"sigs.k8s.io/yaml"
 
+	"github.com/codeloc/codeloc/appofapps"
 	"github.com/codeloc/codeloc/internal/kubetest"
 )
 
@@ -20,8 +21,8 @@ const (
 )
 
 // installClusterObjects writes the contract and creates what the platform
-// provides: namespaces, the preflight RBAC of sidecar/install, the
-// database credentials, the ObjectBucketClaim CRD and a Bound claim.
+// provides: namespaces, the preflight RBAC and the admission policy of
+// sidecar/install, the database credentials, the ObjectBucketClaim CRD and a Bound claim.
 func (h *harness) installClusterObjects(ctx context.Context) error {
 	var err error
 	if h.healthLua, err = loadHealthLua(); err != nil {
@@ -37,6 +38,11 @@ func (h *harness) installClusterObjects(ctx context.Context) error {
 		return err
 	}
 	if err := h.applyFile(ctx, appNS, "../sidecar/install/preflight-rbac.yaml"); err != nil {
+		return err
+	}
+	// The admission policy of the code-locations' pods: cluster/apps
+	// holds their bindings, their renders the params.
+	if err := h.applyFile(ctx, "", "../"+appofapps.AdmissionPolicyFile); err != nil {
 		return err
 	}
 	if err := h.env.InstallCRDsContext(ctx, kubetest.CRDObjectBucketClaim); err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/codeloc/codeloc/appofapps"
 )
 
 // gitRepo is a git repository on disk, served to Argo CD as a file:// URL
@@ -141,8 +143,8 @@ func (h *harness) pushApplications(ctx context.Context, codeLocations ...string)
 	}
 	entries, _ = filepath.Glob(filepath.Join(h.apps.dir, "*.yaml"))
 	for _, e := range entries {
-		if filepath.Base(e) == workspaceConfigMap+".yaml" {
-			continue // the Dagster workspace, not an Application
+		if filepath.Base(e) == workspaceConfigMap+".yaml" || strings.HasSuffix(e, appofapps.AdmissionFileSuffix) {
+			continue // the Dagster workspace or admission bindings, not an Application
 		}
 		if err := setRetry(e); err != nil {
 			return err

@@ -131,7 +131,7 @@ func render(req Request, track bool) (*Result, error) {
 	} else {
 		warnings = append(warnings, noCodeServer(built.Locator.RootFile()))
 	}
-	emitted, err := emit.Objects(emit.Input{Declaration: d, Contract: req.Contract, SecretKeys: in.SecretKeys(), GRPC: loc})
+	emitted, err := emit.Objects(emit.Input{Declaration: d, Contract: req.Contract, SecretKeys: in.SecretKeys(), GRPC: loc, Atlas: objs})
 	if err != nil {
 		return nil, err
 	}

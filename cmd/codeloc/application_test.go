@@ -55,6 +55,7 @@ func checkDocs(t *testing.T, out string, want []appDoc) {
 	if last := docs[len(docs)-1]; strings.Contains(last, "\nkind: ConfigMap\n") && strings.Contains(last, "workspace.yaml") {
 		docs = docs[:len(docs)-1] // the Dagster workspace closes the stream
 	}
+	docs = applicationsOnly(t, docs)
 	if len(docs) != len(want) {
 		t.Fatalf("want %d documents, got %d:\n%s", len(want), len(docs), out)
 	}
@@ -71,6 +72,26 @@ func checkDocs(t *testing.T, out string, want []appDoc) {
 			}
 		}
 	}
+}
+
+// applicationsOnly drops from docs the two admission bindings that follow
+// each Application, checking that they name its code-location.
+func applicationsOnly(t *testing.T, docs []string) []string {
+	t.Helper()
+	var apps []string
+	for len(docs) > 0 {
+		app := docs[0]
+		_, rest, _ := strings.Cut(app, "\n  name: ")
+		name, _, _ := strings.Cut(rest, "\n")
+		for i, want := range []string{"codeloc-" + name, "codeloc-" + name + ".dagster"} {
+			if len(docs) <= i+1 || !strings.Contains(docs[i+1], "kind: ValidatingAdmissionPolicyBinding\n") || !strings.Contains(docs[i+1], "\n  name: "+want+"\n") {
+				t.Fatalf("Application %s is not followed by its binding %s", name, want)
+			}
+		}
+		apps = append(apps, app)
+		docs = docs[3:]
+	}
+	return apps
 }
 
 func TestApplicationErrors(t *testing.T) {
@@ -140,6 +161,10 @@ func TestApplicationOutputDir(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join(dir, name+".yaml"))
 		if err != nil || !bytes.Contains(data, []byte("  name: "+name+"\n")) {
 			t.Errorf("%s.yaml: %v\n%s", name, err, data)
+		}
+		data, err = os.ReadFile(filepath.Join(dir, name+".admission.yaml"))
+		if err != nil || !bytes.Contains(data, []byte("  name: codeloc-"+name+"\n")) || !bytes.Contains(data, []byte("  name: codeloc-"+name+".dagster\n")) {
+			t.Errorf("%s.admission.yaml: %v\n%s", name, err, data)
 		}
 	}
 }

@@ -82,7 +82,7 @@ func TestValidateJSON(t *testing.T) {
 	}{
 		{[]string{"validate", "fixtures/citation", "-o", "json"}, commands.ExitOK, []string{`"valid": true`, `"codeLocation": "citation"`, `"problems": []`}},
 		{[]string{"validate", "fixtures/invalid/bad-quantities", "-o", "json"}, commands.ExitInvalid, []string{`"valid": false`, `"code": "bad-quantity"`, `"path": "resources.cpu"`, `"line": 6`, `"column": 8`, `"hint": "write a Kubernetes quantity`}},
-		{[]string{"validate", "fixtures/mediawatch"}, commands.ExitOK, []string{"mediawatch: valid (10 objects)"}},
+		{[]string{"validate", "fixtures/mediawatch"}, commands.ExitOK, []string{"mediawatch: valid (11 objects)"}},
 		{[]string{"validate", "fixtures/citation", "-o", "yaml"}, commands.ExitUsage, nil},
 		{[]string{"render", "fixtures/citation", "--bogus"}, commands.ExitUsage, nil},
 		{[]string{"render", "a", "b"}, commands.ExitUsage, nil},

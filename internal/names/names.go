@@ -95,8 +95,8 @@ func MigrateName(codeLocation string) string { return codeLocation + "-migrate" 
 // platform's Dagster webserver (`codeloc-jobs reload`).
 func ReloadName(codeLocation string) string { return codeLocation + "-reload" }
 
-// AdmissionName is the ConfigMap holding the parameters of the admission
-// policy that binds a code-location's objects to its declaration.
+// AdmissionName names the ConfigMap a code-location's render emits as the
+// params of its ValidatingAdmissionPolicyBindings: what its pods may use.
 func AdmissionName(codeLocation string) string { return codeLocation + "-admission" }
 
 // DataClaimName is the block PVC of a code-location (resources.disk).

@@ -12,6 +12,10 @@ const (
 	// InstallPreflightName is the bundle's ClusterRole, Roles and
 	// RoleBindings that let every preflight read the platform.
 	InstallPreflightName = "codeloc-preflight"
+	// InstallAdmissionPolicyName is the bundle's ValidatingAdmissionPolicy
+	// over the pods of every code-location; its bindings are named
+	// codeloc-<codeLocation> (and codeloc-<codeLocation>.dagster).
+	InstallAdmissionPolicyName = "codeloc-code-location"
 	// RootApplicationName is the root app-of-apps Application
 	// (sidecar/install/app-of-apps.example.yaml), in Argo CD's namespace
 	// beside the code-locations' Applications, which are named after them.
@@ -19,7 +23,7 @@ const (
 )
 
 // InstallNames are the names of codeloc's install, sorted.
-var InstallNames = []string{RootApplicationName, PluginName, InstallContractName, InstallPreflightName}
+var InstallNames = []string{RootApplicationName, PluginName, InstallAdmissionPolicyName, InstallContractName, InstallPreflightName}
 
 // Kind is an API group ("" for the core API) and a kind.
 type Kind struct{ Group, Kind string }
@@ -95,7 +99,7 @@ func ReservedSuffixes() []string {
 // code-location, whatever the kind: its record codeloc-<cl>, <cl>-preflight,
 // <cl>-migrate, <cl>-migrations-<10 hex>, <cl>-reload, <cl>-data and
 // <cl>-admission; or a name of codeloc's install (codeloc, codeloc-contract,
-// codeloc-preflight, app-of-apps). No code-location may be named so, nor
+// codeloc-preflight, codeloc-code-location, app-of-apps). No code-location may be named so, nor
 // ship an object so named but the ones codeloc emits for it.
 func Reserved(name string) (Reservation, bool) {
 	switch name {
@@ -107,6 +111,8 @@ func Reserved(name string) (Reservation, bool) {
 		return Reservation{What: "the install bundle's ClusterRole, Roles and RoleBindings of every preflight"}, true
 	case RootApplicationName:
 		return Reservation{What: "the root Application of the app-of-apps"}, true
+	case InstallAdmissionPolicyName:
+		return Reservation{What: "the install bundle's ValidatingAdmissionPolicy over every code-location's pods"}, true
 	}
 	if cl, ok := strings.CutPrefix(name, RecordName("")); ok && cl != "" {
 		return Reservation{CodeLocation: cl, What: "codeloc's readiness record (the ConfigMap dependents' preflights read)", Kinds: []Kind{kindConfigMap}}, true

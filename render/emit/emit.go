@@ -1,6 +1,7 @@
 // Package emit builds the objects the cluster adds to a code-location's own
 // (the PreSync preflight pod and its RBAC and inputs, the migration
-// ConfigMap and Job, the block PVC, the record ConfigMap), as typed
+// ConfigMap and Job, the block PVC, the record ConfigMap, the admission
+// params), as typed
 // Kubernetes API objects converted once to YAML nodes; it orders every
 // object in sync waves and writes the final stream.
 package emit
@@ -51,6 +52,9 @@ type Input struct {
 	// GRPC is where the platform's Dagster reaches the code server; nil
 	// when the code-location runs none.
 	GRPC *Location
+	// Atlas are the code-location's own objects, as the policy left them:
+	// the admission params name what their pods use.
+	Atlas []*yaml.RNode
 }
 
 // Location is a Dagster gRPC location, as the record publishes it.
@@ -67,11 +71,12 @@ type emitter struct {
 	// secretKeys: see Input.
 	secretKeys map[string][]string
 	grpc       *Location
+	atlas      []*yaml.RNode
 }
 
 // Objects builds the objects the cluster adds to the code-location's own.
 func Objects(in Input) ([]*yaml.RNode, error) {
-	e := &emitter{d: in.Declaration, c: in.Contract, secretKeys: in.SecretKeys, grpc: in.GRPC}
+	e := &emitter{d: in.Declaration, c: in.Contract, secretKeys: in.SecretKeys, grpc: in.GRPC, atlas: in.Atlas}
 	objs := []any{
 		e.preflightServiceAccount(),
 		e.preflightRole(),
@@ -90,6 +95,11 @@ func Objects(in Input) ([]*yaml.RNode, error) {
 	if e.c.Dagster.WebserverURL != "" && e.grpc != nil { // a Dagster to tell, a code server to reload
 		objs = append(objs, e.reloadPod(e.grpc.Name))
 	}
+	params, err := e.admissionParams(objs)
+	if err != nil {
+		return nil, err
+	}
+	objs = append(objs, params)
 	out := make([]*yaml.RNode, len(objs))
 	for i, o := range objs {
 		n, err := toNode(o)

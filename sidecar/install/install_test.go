@@ -158,6 +158,7 @@ func TestBuildObjects(t *testing.T) {
 		"Role rook-ceph/codeloc-preflight",
 		"RoleBinding argocd/codeloc-preflight",
 		"RoleBinding rook-ceph/codeloc-preflight",
+		"ValidatingAdmissionPolicy /codeloc-code-location",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("objects (-want +got):\n%s", diff)

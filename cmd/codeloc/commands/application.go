@@ -76,6 +76,15 @@ CD), and the preflight checks its dependencies' readiness at sync time.
 The documents come from a sprig template: the embedded example or --template.
 The repo URL is a deployment value, injected here and never versioned.
 
+Each Application is followed by the code-location's two
+ValidatingAdmissionPolicyBindings (codeloc-<name> and codeloc-<name>.dagster,
+sync wave -1) of the install bundle's policy codeloc-code-location: they hold
+every pod labelled codeloc.dev/code-location=<name> or
+dagster/code-location=<name> in the contract's namespace, Dagster's run and
+step pods included, to what the code-location declares, with the ConfigMap
+<name>-admission its render emits as params (docs/rendering.md, "Admission for
+run pods").
+
 The stream ends with the platform Dagster's workspace: a ConfigMap (the
 contract's dagster.workspaceConfigMap, in its namespace) holding a
 workspace.yaml with one grpc_server per code-location given, where its
@@ -85,9 +94,9 @@ kustomization yet) is left out; one whose
 code server cannot be located is an error. It is meant for the Dagster
 chart's dagsterWebserver.workspace.externalConfigmap (docs/operator-guide.md).
 
---output-dir writes one <name>.yaml per Application, and the workspace
-ConfigMap as <its name>.yaml, into a cluster/apps checkout: the files to
-commit and push.`,
+--output-dir writes one <name>.yaml per Application, its bindings as
+<name>.admission.yaml, and the workspace ConfigMap as <its name>.yaml, into a
+cluster/apps checkout: the files to commit and push.`,
 		Example: `  codeloc application --repo-url https://git.example/atlas.git atlas/citation
   codeloc application --repo-url "$ATLAS_URL" --template application.yaml --output-dir cluster-apps atlas/*/`,
 		Args: cobra.MinimumNArgs(1),
