@@ -21,6 +21,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
 // Options configures a run.
@@ -202,7 +204,7 @@ func applyInTx(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Optio
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		start := time.Now()
 		if _, err := conn.PgConn().Exec(ctx, f.SQL).ReadAll(); err != nil {
-			return fileError(ctx, f, Statement{SQL: f.SQL}, err, rolledBack(err))
+			return fileError(ctx, f, sqltext.Statement{SQL: f.SQL}, err, rolledBack(err))
 		}
 		took = time.Since(start)
 		if conn.PgConn().TxStatus() != 'T' {
@@ -232,7 +234,7 @@ func applyOutside(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Op
 		return 0, err
 	}
 	start := time.Now()
-	stmts := Split(f.SQL)
+	stmts := sqltext.Split(f.SQL)
 	for i, st := range stmts {
 		if _, err := conn.PgConn().Exec(ctx, st.SQL).ReadAll(); err != nil {
 			return 0, failedOutside(ctx, conn, f, i, len(stmts), st, err)
@@ -253,7 +255,7 @@ func noInvalidIndexes(ctx context.Context, conn *pgx.Conn, f File) error {
 
 // failedOutside explains the failure of statement i of a no-transaction
 // file, with the INVALID indexes it may have left.
-func failedOutside(ctx context.Context, conn *pgx.Conn, f File, i, n int, st Statement, err error) error {
+func failedOutside(ctx context.Context, conn *pgx.Conn, f File, i, n int, st sqltext.Statement, err error) error {
 	consequence := fmt.Sprintf("it ran outside a transaction: its statements before statement %d of %d stay applied and it is not recorded; make it safe to re-run (IF NOT EXISTS), fix it and re-run", i+1, n)
 	msg := fileError(ctx, f, st, err, consequence).Error()
 	if conn.IsClosed() || ctx.Err() != nil {
@@ -272,7 +274,7 @@ func failedOutside(ctx context.Context, conn *pgx.Conn, f File, i, n int, st Sta
 
 // fileError explains an error of file f raised by statement st: where, what
 // PostgreSQL said, and what it means for the database.
-func fileError(ctx context.Context, f File, st Statement, err error, consequence string) error {
+func fileError(ctx context.Context, f File, st sqltext.Statement, err error, consequence string) error {
 	if ctx.Err() != nil {
 		consequence = "its transaction was rolled back and it is not recorded: the next run applies it"
 		if f.NoTransaction {
@@ -285,9 +287,9 @@ func fileError(ctx context.Context, f File, st Statement, err error, consequence
 		return fmt.Errorf("%s: %w\n  %s", f.Name, err, consequence)
 	}
 	where := f.Name
-	line := lineAt(f.SQL, st.Offset, st.SQL, int(pe.Position))
+	line := sqltext.LineAt(f.SQL, st.Offset, st.SQL, int(pe.Position))
 	if line == 0 && st.SQL != f.SQL { // one statement of a split file: where it starts
-		line = lineAt(f.SQL, st.Offset, st.SQL, 1)
+		line = sqltext.LineAt(f.SQL, st.Offset, st.SQL, 1)
 	}
 	if line > 0 {
 		where = fmt.Sprintf("%s:%d", f.Name, line)

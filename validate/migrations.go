@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
 // migrationContent checks what a declared migration holds: text (UTF-8
@@ -50,53 +52,16 @@ func migrationNotText(data []byte) *Problem {
 	return nil
 }
 
-// sqlHasStatement reports whether sql holds anything but comments (--
-// to the end of the line, /* */ nested as PostgreSQL nests them), white
-// space and semicolons: what the migration Job would find a statement in
-// (migrate.Split finds none in the rest; codeloc also counts Unicode
-// white space and a byte order mark as space).
+// sqlHasStatement reports whether sql holds a statement the migration Job
+// would run (sqltext.Split: comments, white space and semicolons hold
+// none); codeloc also counts Unicode white space and a byte order mark as
+// space, which PostgreSQL would refuse as a statement.
 func sqlHasStatement(sql string) bool {
-	for i := 0; i < len(sql); {
-		switch {
-		case strings.HasPrefix(sql[i:], "--"):
-			end := strings.IndexByte(sql[i:], '\n')
-			if end < 0 {
-				return false
-			}
-			i += end + 1
-		case strings.HasPrefix(sql[i:], "/*"):
-			i = skipSQLBlockComment(sql, i)
-		case sql[i] == ';':
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(sql[i:])
-			if !unicode.IsSpace(r) && r != '\uFEFF' {
-				return true
-			}
-			i += size
+	spaced := strings.Map(func(r rune) rune {
+		if r == '\uFEFF' || r == '\v' || r >= utf8.RuneSelf && unicode.IsSpace(r) {
+			return ' '
 		}
-	}
-	return false
-}
-
-// skipSQLBlockComment skips the /* */ comment at i, nested ones included;
-// an unclosed one runs to the end.
-func skipSQLBlockComment(sql string, i int) int {
-	depth := 0
-	for i < len(sql) {
-		switch {
-		case strings.HasPrefix(sql[i:], "/*"):
-			depth++
-			i += 2
-		case strings.HasPrefix(sql[i:], "*/"):
-			depth--
-			i += 2
-			if depth == 0 {
-				return i
-			}
-		default:
-			i++
-		}
-	}
-	return len(sql)
+		return r
+	}, sql)
+	return len(sqltext.Split(spaced)) > 0
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/codeloc/codeloc/migrate"
+	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
 // migrationTexts are migration contents with what migrationContent says
@@ -63,9 +63,9 @@ func TestSQLHasStatementAgreesWithSplit(t *testing.T) {
 		texts = append(texts, tt.sql)
 	}
 	for _, s := range texts {
-		split := len(migrate.Split(s)) > 0
+		split := len(sqltext.Split(s)) > 0
 		if ours := sqlHasStatement(s); ours != split && (!split || asciiNoVT(s)) {
-			t.Errorf("%q: sqlHasStatement %v, migrate.Split finds statements: %v", s, ours, split)
+			t.Errorf("%q: sqlHasStatement %v, sqltext.Split finds statements: %v", s, ours, split)
 		}
 	}
 }

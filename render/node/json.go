@@ -81,9 +81,9 @@ func encodeSequence(buf []byte, n *yaml.Node) ([]byte, error) {
 	return append(buf, ']'), nil
 }
 
-// isJSONNumber reports whether s follows JSON's number grammar:
+// IsJSONNumber reports whether s follows JSON's number grammar:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?
-func isJSONNumber(s string) bool {
+func IsJSONNumber(s string) bool {
 	i := 0
 	digits := func() int {
 		j := i
@@ -130,7 +130,7 @@ func encodeScalar(buf []byte, n *yaml.Node) ([]byte, error) {
 			return append(buf, v...), nil
 		}
 	case yaml.NodeTagInt, yaml.NodeTagFloat:
-		if isJSONNumber(v) && v != "-0" {
+		if IsJSONNumber(v) && v != "-0" {
 			return append(buf, v...), nil
 		}
 	}

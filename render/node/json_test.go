@@ -31,8 +31,8 @@ func TestIsJSONNumber(t *testing.T) {
 		"0": true, "-0": true, "12": true, "1.5": true, "1e3": true, "1E+3": true, "-2.5e-3": true,
 		"": false, "-": false, "01": false, "1.": false, ".5": false, "+1": false, "0x1F": false, "1e": false, "1_000": false, "Inf": false,
 	} {
-		if got := isJSONNumber(s); got != want {
-			t.Errorf("isJSONNumber(%q) = %v, want %v", s, got, want)
+		if got := IsJSONNumber(s); got != want {
+			t.Errorf("IsJSONNumber(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

@@ -202,44 +202,7 @@ func canonicalInteger(s string) bool {
 // canonicalNumber reports whether s follows JSON's number grammar,
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?, without -0: YAML 1.1
 // and 1.2 both read such a text as the number JSON reads.
-func canonicalNumber(s string) bool {
-	if s == "-0" {
-		return false
-	}
-	i := 0
-	digits := func() int {
-		j := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
-}
+func canonicalNumber(s string) bool { return s != "-0" && node.IsJSONNumber(s) }
 
 // valueFault says how the cluster reads the scalar value n otherwise than
 // codeloc, or that it is a number, boolean or null not written

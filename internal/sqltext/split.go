@@ -1,4 +1,8 @@
-package migrate
+// Package sqltext cuts PostgreSQL migration text into statements as psql
+// does, for the migration Job (which runs them) and the declaration's check
+// (which refuses a file without one). It is a leaf of the standard library,
+// so that the lean CLI can use it.
+package sqltext
 
 import (
 	"strings"
@@ -152,10 +156,10 @@ func isIdentByte(b byte) bool {
 		(b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
 }
 
-// lineAt returns the 1-based line of the character at 1-based position pos
+// LineAt returns the 1-based line of the character at 1-based position pos
 // (as PostgreSQL counts it) in stmt, where stmt starts at byte offset in
 // file. It returns 0 when pos is unknown.
-func lineAt(file string, offset int, stmt string, pos int) int {
+func LineAt(file string, offset int, stmt string, pos int) int {
 	if pos <= 0 {
 		return 0
 	}

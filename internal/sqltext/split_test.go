@@ -1,4 +1,4 @@
-package migrate_test
+package sqltext_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/codeloc/codeloc/migrate"
+	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
 func TestSplit(t *testing.T) {
@@ -39,7 +39,7 @@ func TestSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stmts := migrate.Split(tt.sql)
+			stmts := sqltext.Split(tt.sql)
 			var got []string
 			for _, s := range stmts {
 				got = append(got, s.SQL)
