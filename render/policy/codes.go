@@ -44,6 +44,7 @@ const (
 	// What the objects select and target stays among the code-location's own.
 	CodeScopeSelector = "scope-selector"
 	CodeScopeTarget   = "scope-target"
+	CodeScopePodLabel = "scope-pod-label"
 	CodeExternalIP    = "policy-external-ip"
 	// What the objects reach beyond their own: volumes, devices, cluster
 	// objects, shared controllers.

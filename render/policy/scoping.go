@@ -17,13 +17,9 @@ import (
 	"github.com/codeloc/codeloc/validate"
 )
 
-// labelDagsterCodeLocation is the label Dagster's run launcher puts on the
-// run pods of a location.
-const labelDagsterCodeLocation = "dagster/code-location"
-
 // ownerLabels say which code-location a pod belongs to: codeloc's, which
 // Apply sets on every pod the render ships, and Dagster's.
-var ownerLabels = []string{names.LabelCodeLocation, labelDagsterCodeLocation}
+var ownerLabels = []string{names.LabelCodeLocation, names.LabelDagsterCodeLocation}
 
 // podSelector is where a kind selects pods: a label selector, or a plain
 // map of labels (plain). Apply scopes a scoped selector to the
@@ -102,6 +98,7 @@ func (scopingRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 		if s, ok := podSelectors[gk]; ok {
 			ps = append(ps, in.checkPodSelector(o, s)...)
 		}
+		ps = append(ps, in.checkPodLabel(o)...)
 		if t, ok := scaleTargets[gk]; ok {
 			ps = append(ps, in.checkScaleTarget(o, t.path, t.defaultAPIVersion, t.kind, shipped)...)
 		}
@@ -115,6 +112,29 @@ func (scopingRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 		}
 	}
 	return ps
+}
+
+// checkPodLabel refuses a pod (or pod template) labelled as another
+// code-location's by Dagster's label: the admission policy judges such a
+// pod against both declarations and denies it (its two labels name two
+// code-locations), and the other code-location's selectors on that label
+// would take it in.
+func (in *Context) checkPodLabel(o *yaml.RNode) validate.Problems {
+	path := []string{"metadata", "labels"}
+	if o.GetKind() != "Pod" {
+		if spec, _ := podSpec(o); spec == nil {
+			return nil
+		}
+		path = append(podTemplatePath(o.GetKind()), path...)
+	}
+	n, err := o.Pipe(yaml.Lookup(append(path, names.LabelDagsterCodeLocation)...))
+	if err != nil || n == nil || yaml.GetValue(n) == in.d.CodeLocation {
+		return nil
+	}
+	field := strings.Join(path, ".") + "." + names.LabelDagsterCodeLocation
+	return validate.Problems{in.problem(o, CodeScopePodLabel, field,
+		fmt.Sprintf("labels its pods as code-location %q's run pods (%s): the admission policy denies a pod whose code-location labels disagree, and %s's selectors would take it in", yaml.GetValue(n), names.LabelDagsterCodeLocation, yaml.GetValue(n)),
+		fmt.Sprintf("remove the label, or set it to %s", in.d.CodeLocation))}
 }
 
 // checkPodSelector refuses a selector on an owner label with another

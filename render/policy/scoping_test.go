@@ -34,6 +34,35 @@ func TestCheckScoping(t *testing.T) {
 		stream string
 		want   []string
 	}{
+		{"pods labelled as another code-location's run pods", nil, `
+apiVersion: v1
+kind: Pod
+metadata: {name: citation-a, labels: {dagster/code-location: mediawatch}}
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: citation-b}
+spec:
+  schedule: "0 0 * * *"
+  jobTemplate:
+    spec:
+      template:
+        metadata: {labels: {dagster/code-location: citation-other}}
+        spec: {restartPolicy: Never, containers: [{name: c, image: x}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: citation-c, labels: {dagster/code-location: mediawatch}}
+spec:
+  selector: {matchLabels: {app: c}}
+  template:
+    metadata: {labels: {app: c, dagster/code-location: citation}}
+    spec: {containers: [{name: c, image: x}]}
+`, []string{
+			"scope-pod-label CronJob/citation-b.spec.jobTemplate.spec.template.metadata.labels.dagster/code-location",
+			"scope-pod-label Pod/citation-a.metadata.labels.dagster/code-location",
+		}},
 		{"own selectors, targets and backends pass", nil, `
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
