@@ -225,16 +225,15 @@ func AdmissionPolicy() *admissionv1.ValidatingAdmissionPolicy {
 			ParamKind:     &admissionv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"},
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{
-				ResourceRules: []admissionv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionv1.RuleWithOperations{
-						Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-						Rule: admissionv1.Rule{
-							APIGroups: []string{""}, APIVersions: []string{"v1"},
-							Resources: []string{"pods", "pods/ephemeralcontainers", "pods/resize"},
-							Scope:     ptr.To(admissionv1.NamespacedScope),
-						},
-					},
-				}},
+				// A pod's own UPDATE is left to ImagesPolicy, which needs
+				// no params: the API server looks a binding's params up
+				// before anything else, so a pod whose params are gone
+				// (its Application being deleted) could never lose its
+				// finalizers, and the deletion would wait forever.
+				ResourceRules: []admissionv1.NamedRuleWithOperations{
+					podRule(admissionv1.Create, "pods"),
+					podRule(admissionv1.Update, "pods/ephemeralcontainers", "pods/resize"),
+				},
 			},
 			// The bindings select the pods by label; this holds a
 			// binding without a selector to the params' code-location.
@@ -249,13 +248,79 @@ func AdmissionPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	}
 }
 
-// AdmissionPolicyYAML is the install bundle's admission-policy.yaml.
-func AdmissionPolicyYAML() ([]byte, error) {
-	doc, err := marshalObject(AdmissionPolicy())
-	if err != nil {
-		return nil, err
+// podRule matches op on the pods' resources (subresources included).
+func podRule(op admissionv1.OperationType, resources ...string) admissionv1.NamedRuleWithOperations {
+	return admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{op},
+		Rule: admissionv1.Rule{
+			APIGroups: []string{""}, APIVersions: []string{"v1"},
+			Resources: resources,
+			Scope:     ptr.To(admissionv1.NamespacedScope),
+		},
+	}}
+}
+
+// ImagesPolicyName names the policy, and its one binding, that keep the
+// images of a code-location's pod as they were admitted.
+const ImagesPolicyName = names.InstallImagesPolicyName
+
+// ImagesPolicy denies an update of a code-location's pod (one carrying
+// either code-location label) that changes an image: AdmissionPolicy
+// judged the images at creation, and judges ephemeral containers and
+// resizes, but leaves a pod's own updates alone so that they never need
+// params (a pod being deleted loses its finalizers by an update).
+func ImagesPolicy() *admissionv1.ValidatingAdmissionPolicy {
+	labelled := fmt.Sprintf("%s != '' || %s != ''", labelOf("object", names.LabelDagsterCodeLocation), labelOf("object", names.LabelCodeLocation))
+	return &admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   ImagesPolicyName,
+			Labels: map[string]string{"app.kubernetes.io/name": names.PluginName, "app.kubernetes.io/component": "admission"},
+		},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy:    ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{podRule(admissionv1.Update, "pods")}},
+			MatchConditions:  []admissionv1.MatchCondition{{Name: "code-location", Expression: labelled}},
+			Validations: []admissionv1.Validation{{
+				Expression: images("object") + " == " + images("oldObject"),
+				Message:    "the images of a code-location's pod stay those it was admitted with: create a new pod, which the code-location's declaration judges",
+				Reason:     ptr.To(metav1.StatusReasonForbidden),
+			}},
+		},
 	}
-	return append([]byte(admissionHeader), doc...), nil
+}
+
+// imagesBinding binds ImagesPolicy in every namespace: it needs no params.
+func imagesBinding() *admissionv1.ValidatingAdmissionPolicyBinding {
+	return &admissionv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   ImagesPolicyName,
+			Labels: map[string]string{"app.kubernetes.io/name": names.PluginName, "app.kubernetes.io/component": "admission"},
+		},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        ImagesPolicyName,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+		},
+	}
+}
+
+// AdmissionPolicyYAML is the install bundle's admission-policy.yaml: the
+// policy the code-locations' bindings name, and the images policy with
+// its binding.
+func AdmissionPolicyYAML() ([]byte, error) {
+	out := []byte(admissionHeader)
+	for i, o := range []any{AdmissionPolicy(), ImagesPolicy(), imagesBinding()} {
+		doc, err := marshalObject(o)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out = append(out, "---\n"...)
+		}
+		out = append(out, doc...)
+	}
+	return out, nil
 }
 
 // AdmissionBindingNames are the names of code-location cl's bindings: the

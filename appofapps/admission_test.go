@@ -174,7 +174,8 @@ func checkAdmission(t *testing.T, what string, err error, want string) {
 		t.Errorf("%s: admitted, want refused with %q", what, want)
 	case want != "" && !strings.Contains(err.Error(), want):
 		t.Errorf("%s: refused with %v, want %q", what, err, want)
-	case want != "" && !strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+AdmissionPolicyName+"'"):
+	case want != "" && !strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+AdmissionPolicyName+"'") &&
+		!strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+ImagesPolicyName+"'"):
 		t.Errorf("%s: refused by something else than the policy: %v", what, err)
 	}
 }
@@ -194,7 +195,7 @@ func (a *admissionCluster) typeChecking(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.env.ApplyYAML(t, "", string(data))
-	for _, name := range []string{AdmissionPolicyName, twin.Name} {
+	for _, name := range []string{AdmissionPolicyName, ImagesPolicyName, twin.Name} {
 		var status *admissionv1.ValidatingAdmissionPolicyStatus
 		deadline := time.Now().Add(time.Minute)
 		for status == nil || status.TypeChecking == nil {
@@ -482,7 +483,8 @@ func (a *admissionCluster) updates(t *testing.T) {
 		{"a label", patch("", `{"metadata":{"labels":{"dagster/run-state":"started"}}}`), ""},
 		{"a finalizer", patch("", `{"metadata":{"finalizers":["batch.kubernetes.io/job-tracking"]}}`), ""},
 		{"its image, foreign", patch("", `{"spec":{"containers":[{"name":"dagster","image":"`+mediawatchImage+`"}]}}`),
-			"image " + mediawatchImage + " is not an image of code-location citation"},
+			"the images of a code-location's pod stay those it was admitted with"},
+		{"its image, its own", patch("", `{"spec":{"containers":[{"name":"dagster","image":"`+citationImage+`"}]}}`), ""},
 		{"an ephemeral container", errOf(pods.UpdateEphemeralContainers(ctx, pod.Name, debug(citationImage), dryRun)), ""},
 		{"an ephemeral container, foreign image", errOf(pods.UpdateEphemeralContainers(ctx, pod.Name, debug("docker.io/library/busybox"), dryRun)),
 			"image docker.io/library/busybox is not an image of code-location citation"},
@@ -516,11 +518,25 @@ func errOf(_ any, err error) error { return err }
 // others are not touched.
 func (a *admissionCluster) missingParams(t *testing.T) {
 	ctx := context.Background()
-	err := a.kube.CoreV1().ConfigMaps(admissionNS).Delete(ctx, names.AdmissionName("citation"), metav1.DeleteOptions{})
+	pods := a.kube.CoreV1().Pods(admissionNS)
+	// A pod being deleted with its Application: the params go first, and
+	// the garbage collector still removes the pod's finalizer by an update.
+	held, err := pods.Create(ctx, runPod("citation", func(p *corev1.Pod) {
+		p.Name, p.Finalizers = "dagster-run-held", []string{"e2e.codeloc.dev/held"}
+	}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.kube.CoreV1().ConfigMaps(admissionNS).Delete(ctx, names.AdmissionName("citation"), metav1.DeleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.eventually(t, runPod("citation"), "no params found")
+	if err := pods.Delete(ctx, held.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pods.Patch(ctx, held.Name, types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/finalizers"}]`), metav1.PatchOptions{})
+	checkAdmission(t, "a finalizer removed from a pod being deleted, params gone", err, "")
 	for _, tt := range []struct {
 		name string
 		pod  *corev1.Pod

@@ -16,6 +16,9 @@ const (
 	// over the pods of every code-location; its bindings are named
 	// codeloc-<codeLocation> (and codeloc-<codeLocation>.dagster).
 	InstallAdmissionPolicyName = "codeloc-code-location"
+	// InstallImagesPolicyName is the bundle's ValidatingAdmissionPolicy
+	// and binding that keep a code-location's pod's images as admitted.
+	InstallImagesPolicyName = "codeloc-pod-images"
 	// RootApplicationName is the root app-of-apps Application
 	// (sidecar/install/app-of-apps.example.yaml), in Argo CD's namespace
 	// beside the code-locations' Applications, which are named after them.
@@ -23,7 +26,7 @@ const (
 )
 
 // InstallNames are the names of codeloc's install, sorted.
-var InstallNames = []string{RootApplicationName, PluginName, InstallAdmissionPolicyName, InstallContractName, InstallPreflightName}
+var InstallNames = []string{RootApplicationName, PluginName, InstallAdmissionPolicyName, InstallContractName, InstallImagesPolicyName, InstallPreflightName}
 
 // Kind is an API group ("" for the core API) and a kind.
 type Kind struct{ Group, Kind string }
@@ -113,6 +116,8 @@ func Reserved(name string) (Reservation, bool) {
 		return Reservation{What: "the root Application of the app-of-apps"}, true
 	case InstallAdmissionPolicyName:
 		return Reservation{What: "the install bundle's ValidatingAdmissionPolicy over every code-location's pods"}, true
+	case InstallImagesPolicyName:
+		return Reservation{What: "the install bundle's ValidatingAdmissionPolicy keeping the images of code-locations' pods"}, true
 	}
 	if cl, ok := strings.CutPrefix(name, RecordName("")); ok && cl != "" {
 		return Reservation{CodeLocation: cl, What: "codeloc's readiness record (the ConfigMap dependents' preflights read)", Kinds: []Kind{kindConfigMap}}, true

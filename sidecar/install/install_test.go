@@ -159,6 +159,8 @@ func TestBuildObjects(t *testing.T) {
 		"RoleBinding argocd/codeloc-preflight",
 		"RoleBinding rook-ceph/codeloc-preflight",
 		"ValidatingAdmissionPolicy /codeloc-code-location",
+		"ValidatingAdmissionPolicy /codeloc-pod-images",
+		"ValidatingAdmissionPolicyBinding /codeloc-pod-images",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("objects (-want +got):\n%s", diff)
