@@ -76,18 +76,12 @@ type File struct {
 	Data []byte
 }
 
-// Problem codes of the output directory.
+// Problem codes of the output directory (CodeDocs describes them).
 const (
 	CodeGeneratedNameTaken = "generated-name-taken"
 	CodeGeneratedNameClash = "generated-name-clash"
 	CodeGeneratedIndex     = "generated-index-invalid"
 )
-
-func init() {
-	CodeDocs[CodeGeneratedNameTaken] = "A file of the output directory that codeloc does not own (not in " + IndexFile + ", no generated header) has the name of a file it would write."
-	CodeDocs[CodeGeneratedNameClash] = "Two generated files would have one name (the workspace ConfigMap named like a code-location or a bucket file)."
-	CodeDocs[CodeGeneratedIndex] = "The output directory's " + IndexFile + " lists something that is not a file name of that directory."
-}
 
 // BucketClaim is the ObjectBucketClaim of a bucket the contract provides,
 // in the contract's namespace ns: Rook's claim with a generated bucket
