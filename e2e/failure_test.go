@@ -14,9 +14,9 @@ import (
 
 // TestPreflightFailsThenRecovers: a new code-location (quotes, a copy of
 // citation, wave 1) declares a Secret the contract allows but the cluster
-// lacks, and quotes-reader (wave 2) depends on it. quotes' sync fails on
+// lacks, and reader (wave 2) depends on it. quotes' sync fails on
 // its preflight, its Deployment is never created, and the root waits at
-// wave 1 (quotes-reader is not created); once the Secret exists, the
+// wave 1 (reader is not created); once the Secret exists, the
 // retried sync goes Healthy and the root carries on.
 func TestPreflightFailsThenRecovers(t *testing.T) {
 	h := need(t)
@@ -59,9 +59,9 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 		t.Errorf("the root does not show quotes Progressing with the preflight's line: %v (last error: %v)", err, treeErr)
 	}
 	h.checkNoDeployment(ctx, t, "quotes")
-	h.checkRootWaits(ctx, t, "quotes-reader")
+	h.checkRootWaits(ctx, t, "reader")
 	h.createSecret(ctx, t, lateSecret)
-	for _, app := range []string{"quotes", "quotes-reader", rootApp} {
+	for _, app := range []string{"quotes", "reader", rootApp} {
 		if _, err := h.waitRefreshed(ctx, app, stepTimeout, "Synced and Healthy", appState.healthy); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestPreflightFailsThenRecovers(t *testing.T) {
 }
 
 // addQuotes pushes quotes (citation's copy declaring lateSecret) and
-// quotes-reader (mediawatch's copy depending on quotes), and their
+// reader (mediawatch's copy depending on quotes), and their
 // Applications.
 func (h *harness) addQuotes(ctx context.Context) error {
 	declare := replace("secrets: [pgvector-pg-auth,", "secrets: [pgvector-pg-auth, "+lateSecret+",")
@@ -77,13 +77,13 @@ func (h *harness) addQuotes(ctx context.Context) error {
 		return err
 	}
 	dependOnQuotes := replace("dependsOn:\n", "dependsOn:\n  codeLocations: [quotes]\n")
-	if err := h.cloneCodeLocation("mediawatch", "quotes-reader", dependOnQuotes); err != nil {
+	if err := h.cloneCodeLocation("mediawatch", "reader", dependOnQuotes); err != nil {
 		return err
 	}
-	if err := h.atlas.commit("atlas: quotes and quotes-reader"); err != nil {
+	if err := h.atlas.commit("atlas: quotes and reader"); err != nil {
 		return err
 	}
-	return h.pushApplications(ctx, "mediawatch", "citation", "quotes", "quotes-reader")
+	return h.pushApplications(ctx, "mediawatch", "citation", "quotes", "reader")
 }
 
 // preflightTimings is the part of a preflight's line that changes from one
