@@ -149,7 +149,7 @@ func (h *harness) resyncAppliesNothing(ctx context.Context, t *testing.T, cl str
 	h.checkLedger(ctx, t, cl, "001-researchers-hnsw.sql,002-citations.sql")
 }
 
-// TestRemoval: citation (and quotes, quotes-reader) removed from atlas:
+// TestRemoval: citation (and quotes, reader) removed from atlas:
 // `codeloc application --check` against the cluster/apps checkout reports
 // the drift first (exit 1, the diff removing citation's Application);
 // regenerated and pushed, cluster/apps loses their Applications, which
@@ -157,12 +157,12 @@ func (h *harness) resyncAppliesNothing(ctx context.Context, t *testing.T, cl str
 func TestRemoval(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
-	for _, cl := range []string{"citation", "quotes", "quotes-reader"} {
+	for _, cl := range []string{"citation", "quotes", "reader"} {
 		if err := os.RemoveAll(filepath.Join(h.atlas.dir, cl)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := h.atlas.commit("atlas: remove citation, quotes and quotes-reader"); err != nil {
+	if err := h.atlas.commit("atlas: remove citation, quotes and reader"); err != nil {
 		t.Fatal(err)
 	}
 	code, diff, stderr, err := h.codelocApplication(ctx, "--check")
