@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -255,11 +256,11 @@ func ownedFiles(dir string) (map[string]bool, validate.Problems, error) {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".yaml") {
 			continue
 		}
-		data, _, err := readRegular(filepath.Join(dir, e.Name()))
+		generated, err := opensWithHeader(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, nil, err
 		}
-		if isGenerated(data) {
+		if generated {
 			owned[e.Name()] = true
 		}
 	}
@@ -284,6 +285,22 @@ func ownedFiles(dir string) (map[string]bool, validate.Problems, error) {
 		owned[line] = true
 	}
 	return owned, problems, nil
+}
+
+// opensWithHeader says whether the file at path opens with the generated
+// header, reading that much of it only (a hand-written file may be large).
+func opensWithHeader(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, len(headerPrefix))
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return isGenerated(head[:n]), nil
 }
 
 // MaxOutputFileBytes bounds a file of the output directory Plan reads: a
