@@ -85,6 +85,8 @@ type Application struct {
 	Name string
 	// Wave is its sync wave.
 	Wave int
+	// Manifest is its declaration file, as shown in problems.
+	Manifest string
 	// YAML is the document, ending with a newline, without "---".
 	YAML []byte
 	// Admission are the code-location's ValidatingAdmissionPolicyBindings
@@ -120,7 +122,18 @@ func Generate(dirs []string, opts Options) ([]Application, error) {
 	if err != nil {
 		return nil, err
 	}
-	return render(tmpl, data)
+	apps, err := render(tmpl, data)
+	if err != nil {
+		return nil, err
+	}
+	manifests := map[string]string{}
+	for _, g := range gs {
+		manifests[g.decl.CodeLocation] = g.file()
+	}
+	for i := range apps {
+		apps[i].Manifest = manifests[apps[i].Name]
+	}
+	return apps, nil
 }
 
 // Stream joins the documents into one YAML stream: each Application

@@ -29,6 +29,9 @@ var CodeDocs = map[string]string{
 	CodeTemplate:              "The Application template does not parse or fails to execute.",
 	CodeTemplateFunction:      "The Application template calls a function removed because it reads the environment, the filesystem or the network, or is not deterministic.",
 	CodeTemplateOutput:        "The Application template's output is not one YAML mapping of kind argoproj.io/v1alpha1 Application.",
+	CodeGeneratedNameTaken:    "A file of the --output-dir that codeloc does not own (not listed in " + IndexFile + ", no generated header) has the name of a file it would write: nothing is written.",
+	CodeGeneratedNameClash:    "Two files --output-dir would write have one name (the contract's workspace ConfigMap named like a bucket's file).",
+	CodeGeneratedIndex:        "The --output-dir's " + IndexFile + " lists something that is not the name of a file of that folder.",
 }
 
 // resolution is what a dependency's name leads to.

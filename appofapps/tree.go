@@ -166,3 +166,37 @@ func (t *tree) resolve(name string) resolution {
 	}
 	return resolution{}
 }
+
+// CodeLocationDirs lists every code-location folder under repoRoot (a
+// folder holding a code-location.manifest.yaml, found as the dependency
+// graph finds them: hidden folders, node_modules, vendor and a
+// code-location's own subfolders skipped, within MaxWalkDepth and
+// MaxWalkEntries), as repoRoot joined with its path, sorted by that path:
+// the same list whatever order the disk gives.
+func CodeLocationDirs(repoRoot string) ([]string, error) {
+	absRoot, err := filepath.Abs(repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(absRoot)
+	if err != nil {
+		return nil, fmt.Errorf("--repo-root: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("--repo-root %s is not a folder", repoRoot)
+	}
+	s := &scan{root: repoRoot, maxDepth: MaxWalkDepth, maxEntries: MaxWalkEntries}
+	if err := s.dir(absRoot, 0); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(s.found))
+	for _, abs := range s.found {
+		rel, err := filepath.Rel(absRoot, abs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, filepath.Join(repoRoot, rel))
+	}
+	slices.Sort(out)
+	return out, nil
+}

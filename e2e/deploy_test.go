@@ -10,7 +10,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/codeloc/codeloc/internal/kubetest"
 	"github.com/codeloc/codeloc/internal/names"
 )
 
@@ -53,6 +55,7 @@ func TestFirstDeploy(t *testing.T) {
 		t.Errorf("ledger of citation = %v, %v; want [001-researchers-hnsw.sql]", files, err)
 	}
 	h.checkDataClaimKept(ctx, t, "citation-data")
+	h.checkBucketFromApps(ctx, t, "atlas-datalake")
 	if _, err := h.waitApp(ctx, rootApp, stepTimeout, "Synced and Healthy", appState.healthy); err != nil {
 		t.Error(err)
 	}
@@ -187,6 +190,26 @@ func (h *harness) checkDataClaimKept(ctx context.Context, t *testing.T, name str
 	opts := pvc.Annotations["argocd.argoproj.io/sync-options"]
 	if !strings.Contains(opts, "Prune=false") || !strings.Contains(opts, "Delete=false") {
 		t.Errorf("PVC %s sync-options = %q, want Prune=false and Delete=false", name, opts)
+	}
+}
+
+// checkBucketFromApps: the contract's bucket's ObjectBucketClaim is the
+// one codeloc application wrote into cluster/apps (the root app synced it:
+// Argo CD's tracking, never pruned or deleted, its maxSize the
+// contract's), and the harness's provisioner bound it.
+func (h *harness) checkBucketFromApps(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	obc, err := h.dyn.Resource(kubetest.ObjectBucketClaims).Namespace(appNS).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ObjectBucketClaim %s: %v", name, err)
+	}
+	phase, _, _ := unstructured.NestedString(obc.Object, "status", "phase")
+	maxSize, _, _ := unstructured.NestedString(obc.Object, "spec", "additionalConfig", "maxSize")
+	anno := obc.GetAnnotations()
+	if phase != "Bound" || maxSize != "500Gi" || anno["argocd.argoproj.io/sync-options"] != "Prune=false,Delete=false" ||
+		!strings.HasPrefix(anno["argocd.argoproj.io/tracking-id"]+obc.GetLabels()["app.kubernetes.io/instance"], rootApp) {
+		t.Errorf("ObjectBucketClaim %s: phase %q, maxSize %q, annotations %v, labels %v: want Bound, 500Gi, Prune=false,Delete=false, synced by %s",
+			name, phase, maxSize, anno, obc.GetLabels(), rootApp)
 	}
 }
 

@@ -47,6 +47,7 @@ type harness struct {
 	pluginKind                string   // pluginSidecar or pluginStock
 	sidecarMetrics            string   // http://host:port of codeloc-sidecar
 	contractFile              string
+	appTemplate               string // the Application template of cluster/apps (writeAppTemplate)
 	healthLua                 string
 	pgDir, pgURL              string
 	pgPort                    int

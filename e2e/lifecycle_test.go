@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -147,18 +149,54 @@ func (h *harness) resyncAppliesNothing(ctx context.Context, t *testing.T, cl str
 	h.checkLedger(ctx, t, cl, "001-researchers-hnsw.sql,002-citations.sql")
 }
 
-// TestRemoval: removing citation's (and quotes') Application from
-// cluster/apps prunes their workloads; citation-data stays.
+// TestRemoval: citation (and quotes, reader) removed from atlas:
+// `codeloc application --check` against the cluster/apps checkout reports
+// the drift first (exit 1, the diff removing citation's Application);
+// regenerated and pushed, cluster/apps loses their Applications, which
+// prunes their workloads; citation-data stays.
 func TestRemoval(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
+	for _, cl := range []string{"citation", "quotes", "reader"} {
+		if err := os.RemoveAll(filepath.Join(h.atlas.dir, cl)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.atlas.commit("atlas: remove citation, quotes and reader"); err != nil {
+		t.Fatal(err)
+	}
+	code, diff, stderr, err := h.codelocApplication(ctx, "--check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("codeloc application --check: exit %d\n%s%s", code, stderr, diff)
+	if code != 1 {
+		t.Errorf("--check exit %d, want 1 (drift)", code)
+	}
+	for _, want := range []string{"--- a/citation.yaml\n+++ b/citation.yaml\n", "\n-kind: Application\n", "\n-  name: citation\n", "\n-citation.yaml\n"} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("--check diff lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr, "would be removed citation.yaml\n") {
+		t.Errorf("--check stderr lacks the removal of citation.yaml:\n%s", stderr)
+	}
+	if _, err := h.apps.read("citation.yaml"); err != nil {
+		t.Errorf("--check wrote: %v", err)
+	}
 	if err := h.pushApplications(ctx, "mediawatch"); err != nil {
 		t.Fatal(err)
+	}
+	if code, diff, _, err := h.codelocApplication(ctx, "--check"); err != nil || code != 0 {
+		t.Errorf("--check after the push: exit %d (%v)\n%s", code, err, diff)
 	}
 	if _, err := h.waitRefreshed(ctx, "citation", stepTimeout, "deleted", func(s appState) bool { return !s.Exists }); err != nil {
 		t.Fatal(err)
 	}
-	err := poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
+	err = poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
 		ok, err := h.deploymentExists(ctx, "citation")
 		return !ok, err
 	})

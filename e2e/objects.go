@@ -17,12 +17,11 @@ import (
 const (
 	dbName       = "pgvector"
 	dbSecretName = "pgvector-pg-auth"
-	bucketName   = "atlas-datalake"
 )
 
 // installClusterObjects writes the contract and creates what the platform
 // provides: namespaces, the preflight RBAC and the admission policy of
-// sidecar/install, the database credentials, the ObjectBucketClaim CRD and a Bound claim.
+// sidecar/install, the database credentials and the ObjectBucketClaim CRD.
 func (h *harness) installClusterObjects(ctx context.Context) error {
 	var err error
 	if h.healthLua, err = loadHealthLua(); err != nil {
@@ -65,20 +64,13 @@ metadata: {name: rook-ceph}
 `
 
 // platformObjectsYAML: the database role's Secret (trust authentication:
-// the password is not checked) and the platform's bucket, Bound.
+// the password is not checked) and the platform's Dagster objects. The
+// bucket's ObjectBucketClaim comes from cluster/apps (codeloc application
+// writes the contract's buckets); bindBuckets binds it.
 const platformObjectsYAML = `apiVersion: v1
 kind: Secret
 metadata: {name: ` + dbSecretName + `}
 stringData: {username: postgres, password: e2e}
----
-apiVersion: objectbucket.io/v1alpha1
-kind: ObjectBucketClaim
-metadata: {name: ` + bucketName + `}
-spec:
-  storageClassName: rook-ceph-datalake
-  generateBucketName: atlas-datalake
-  additionalConfig: {maxSize: 500Gi}
-status: {phase: Bound}
 ---
 apiVersion: v1
 kind: Secret

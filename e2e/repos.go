@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -119,38 +121,83 @@ func (h *harness) initRepos(ctx context.Context) error {
 	if h.apps, err = newGitRepo(h.tools.git, filepath.Join(h.dir, "repos", "cluster-apps")); err != nil {
 		return err
 	}
+	if err := h.writeAppTemplate(); err != nil {
+		return err
+	}
 	return h.pushApplications(ctx, "mediawatch", "citation")
 }
 
-// pushApplications regenerates cluster/apps from the atlas folders named
-// (codeloc application --output-dir), with a fast explicit retry, and
-// commits the result; Applications of folders not named are removed.
-func (h *harness) pushApplications(ctx context.Context, codeLocations ...string) error {
-	entries, _ := filepath.Glob(filepath.Join(h.apps.dir, "*.yaml"))
+// pushApplications regenerates cluster/apps from the whole atlas repo
+// (codeloc application --output-dir: every code-location, the contract's
+// buckets, the workspace, the bindings) with the e2e's template, and
+// commits the result. want are the code-locations atlas holds: the
+// Applications written must be exactly theirs.
+func (h *harness) pushApplications(ctx context.Context, want ...string) error {
+	code, _, stderr, err := h.codelocApplication(ctx)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return fmt.Errorf("codeloc application: exit %d\n%s", code, stderr)
+	}
+	got, err := h.generatedApplications()
+	if err != nil {
+		return err
+	}
+	if want := slices.Sorted(slices.Values(want)); !slices.Equal(got, want) {
+		return fmt.Errorf("cluster/apps holds the Applications %v, want %v", got, want)
+	}
+	return h.apps.commit("cluster/apps: " + strings.Join(want, ", "))
+}
+
+// atlasFolders are the code-location folders of the atlas work tree: in
+// the e2e, each is named after its code-location.
+func (h *harness) atlasFolders() ([]string, error) {
+	entries, err := os.ReadDir(h.atlas.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
 	for _, e := range entries {
-		if err := os.Remove(e); err != nil {
-			return err
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
 		}
 	}
-	args := []string{"application", "--repo-url", h.atlas.url(), "--repo-root", h.atlas.dir,
-		"--contract", h.contractFile, "--output-dir", h.apps.dir}
-	for _, cl := range codeLocations {
-		args = append(args, filepath.Join(h.atlas.dir, cl))
-	}
+	return out, nil
+}
+
+// codelocApplication runs codeloc application on the atlas work tree into
+// the cluster/apps work tree, with args added (--check): its exit code,
+// stdout and stderr. err is for a command that did not run.
+func (h *harness) codelocApplication(ctx context.Context, args ...string) (code int, stdout, stderr string, err error) {
+	args = append([]string{"application", "--repo-url", h.atlas.url(), "--repo-root", h.atlas.dir,
+		"--contract", h.contractFile, "--template", h.appTemplate, "--output-dir", h.apps.dir}, args...)
 	cmd := exec.CommandContext(ctx, filepath.Join(h.bin, "codeloc"), args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("codeloc application: %w\n%s", err, out)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), out.String(), errOut.String(), nil
 	}
-	entries, _ = filepath.Glob(filepath.Join(h.apps.dir, "*.yaml"))
-	for _, e := range entries {
-		if filepath.Base(e) == workspaceConfigMap+".yaml" || strings.HasSuffix(e, appofapps.AdmissionFileSuffix) {
-			continue // the Dagster workspace or admission bindings, not an Application
-		}
-		if err := setRetry(e); err != nil {
-			return err
+	return 0, out.String(), errOut.String(), err
+}
+
+// generatedApplications are the code-locations whose Application the
+// index of cluster/apps lists (<name>.yaml, a name without dot), sorted.
+func (h *harness) generatedApplications() ([]string, error) {
+	index, err := h.apps.read(appofapps.IndexFile)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(index, "\n") {
+		name, ok := strings.CutSuffix(line, ".yaml")
+		if ok && !strings.HasPrefix(line, "#") && !strings.Contains(name, ".") && name != workspaceConfigMap {
+			out = append(out, name)
 		}
 	}
-	return h.apps.commit("cluster/apps: " + strings.Join(codeLocations, ", "))
+	return out, nil
 }
 
 // testRetry replaces the template's production backoff (30 s doubling to
@@ -160,27 +207,30 @@ var testRetry = map[string]any{
 	"backoff": map[string]any{"duration": "5s", "factor": int64(2), "maxDuration": "20s"},
 }
 
-// setRetry sets spec.syncPolicy.retry of the Application in file.
-func setRetry(file string) error {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
+// writeAppTemplate writes the e2e's Application template: the embedded
+// example with testRetry, so that cluster/apps is exactly codeloc
+// application's output.
+func (h *harness) writeAppTemplate() error {
+	const prod = `    retry:
+      limit: 10
+      backoff:
+        duration: 30s
+        factor: 2
+        maxDuration: 10m
+`
+	const fast = `    retry:
+      limit: 20
+      backoff:
+        duration: 5s
+        factor: 2
+        maxDuration: 20s
+`
+	tmpl := string(appofapps.ExampleTemplate)
+	if !strings.Contains(tmpl, prod) {
+		return fmt.Errorf("the example template's retry is not %q", prod)
 	}
-	var app map[string]any
-	if err := yaml.Unmarshal(data, &app); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	spec, _ := app["spec"].(map[string]any)
-	policy, _ := spec["syncPolicy"].(map[string]any)
-	if policy == nil {
-		return fmt.Errorf("%s: no spec.syncPolicy", file)
-	}
-	policy["retry"] = testRetry
-	out, err := yaml.Marshal(app)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(file, out, 0o644)
+	h.appTemplate = filepath.Join(h.dir, "application.yaml")
+	return os.WriteFile(h.appTemplate, []byte(strings.Replace(tmpl, prod, fast, 1)), 0o644)
 }
 
 // rootApplication is sidecar/install's app-of-apps pointing at cluster/apps.

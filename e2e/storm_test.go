@@ -131,7 +131,11 @@ func (h *harness) deployStorm(ctx context.Context, n int) error {
 		if err := h.atlas.commit(fmt.Sprintf("atlas: %d storm code-locations", n)); err != nil {
 			return err
 		}
-		if err := h.pushApplications(ctx, append([]string{"mediawatch"}, names...)...); err != nil {
+		folders, err := h.atlasFolders()
+		if err != nil {
+			return err
+		}
+		if err := h.pushApplications(ctx, folders...); err != nil {
 			return err
 		}
 	}
