@@ -257,15 +257,18 @@ func applyOutside(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Op
 	if err := noInvalidIndexes(ctx, conn, f); err != nil {
 		return 0, err
 	}
-	prev, err := l.progressOf(ctx, conn, opts.CodeLocation, f)
+	var exists bool
+	prev, err := l.progressOf(ctx, conn, opts.CodeLocation, f, &exists)
 	if err != nil {
 		return 0, interrupted(ctx, err)
 	}
 	if prev != nil {
 		fmt.Fprintf(opts.Out, "note: %s; running it again from its first statement\n", prev.describe(f))
 	}
-	if err := l.createProgress(ctx, conn); err != nil {
-		return 0, interrupted(ctx, err)
+	if !exists {
+		if err := l.createProgress(ctx, conn); err != nil {
+			return 0, interrupted(ctx, err)
+		}
 	}
 	start := time.Now()
 	stmts := sqltext.Split(f.SQL)
@@ -294,7 +297,8 @@ func stoppedNote(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Opt
 	if !f.NoTransaction || !l.exists {
 		return "", nil
 	}
-	p, err := l.progressOf(ctx, conn, opts.CodeLocation, f)
+	var exists bool
+	p, err := l.progressOf(ctx, conn, opts.CodeLocation, f, &exists)
 	if err != nil || p == nil {
 		return "", err
 	}

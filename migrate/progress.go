@@ -54,10 +54,10 @@ func (p progress) describe(f File) string {
 // progressTable is the quoted, schema-qualified progress table beside l.
 func (l ledger) progressTable() string { return pgx.Identifier{l.schema, ProgressTable}.Sanitize() }
 
-// progressOf reads where f stopped in an earlier run; nil when it did not.
-func (l ledger) progressOf(ctx context.Context, conn *pgx.Conn, codeLocation string, f File) (*progress, error) {
-	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", l.progressTable()).Scan(&exists); err != nil || !exists {
+// progressOf reads where f stopped in an earlier run; nil when it did not
+// (or when the progress table does not exist yet: *exists says which).
+func (l ledger) progressOf(ctx context.Context, conn *pgx.Conn, codeLocation string, f File, exists *bool) (*progress, error) {
+	if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", l.progressTable()).Scan(exists); err != nil || !*exists {
 		return nil, err
 	}
 	var p progress
