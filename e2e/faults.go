@@ -47,8 +47,18 @@ func (h *harness) disarm(ctx context.Context, file string) error {
 
 // waitSleeping waits until a migration session of the harness's database
 // sleeps in file's statement (pg_stat_activity), and returns when.
+// Every 5 s it asks for a refresh of the root and of faultdb: the root
+// may exist already, and its periodic resync reads git through the
+// repo-server's revision cache.
 func (h *harness) waitSleeping(ctx context.Context, file string, timeout time.Duration) (time.Time, error) {
+	var refreshed time.Time
 	err := poll(ctx, timeout, func(ctx context.Context) (bool, error) {
+		if time.Since(refreshed) > 5*time.Second {
+			refreshed = time.Now()
+			if states, err := h.states(ctx); err == nil {
+				h.refreshExisting(ctx, states, []string{rootApp, faultCL})
+			}
+		}
 		n, err := h.count(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"+
 			" AND application_name = 'codeloc-migrate' AND wait_event = 'PgSleep' AND query LIKE '%"+file+"%'")
 		return n == 1, err
@@ -154,22 +164,25 @@ func (h *harness) restartPostgres(ctx context.Context) error {
 	return nil
 }
 
-// currentApplications lists the code-locations cluster/apps holds now, so
-// that a scenario adds its own without removing the others'.
+// currentApplications lists the code-locations whose Applications
+// cluster/apps holds at its last commit (not its work tree, which a failed
+// push may have left half-written), so that a scenario adds its own
+// without removing the others'.
 func (h *harness) currentApplications() ([]string, error) {
-	entries, err := filepath.Glob(filepath.Join(h.apps.dir, "*.yaml"))
+	cmd := exec.Command(h.apps.git, "ls-tree", "--name-only", "HEAD")
+	cmd.Dir = h.apps.dir
+	out, err := cmd.Output()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("git ls-tree in cluster/apps: %w", err)
 	}
-	var out []string
-	for _, e := range entries {
-		base := filepath.Base(e)
-		if base == workspaceConfigMap+".yaml" || strings.HasSuffix(base, appofapps.AdmissionFileSuffix) {
+	var apps []string
+	for _, base := range strings.Fields(string(out)) {
+		if !strings.HasSuffix(base, ".yaml") || base == workspaceConfigMap+".yaml" || strings.HasSuffix(base, appofapps.AdmissionFileSuffix) {
 			continue
 		}
-		out = append(out, strings.TrimSuffix(base, ".yaml"))
+		apps = append(apps, strings.TrimSuffix(base, ".yaml"))
 	}
-	return out, nil
+	return apps, nil
 }
 
 // runsOf returns the harness's runs of codeLocation's Job pods of role.
