@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -171,6 +172,9 @@ func (r *jobRunner) exec(ctx context.Context, pod *corev1.Pod, args, env []strin
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		code = exit.ExitCode()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as a container runtime reports a killed container: 137 for SIGKILL
+		}
 	} else if err != nil {
 		return 0, "", err
 	}

@@ -48,9 +48,21 @@ func (h *harness) startSidecar(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return h.startSidecarOn(ctx, port)
+}
+
+// startSidecarOn runs codeloc-sidecar with its metrics on port and a TMPDIR
+// of its own (sidecarTmp), which the fault scenarios check is left empty;
+// a restart (faults) calls it again with the same port.
+func (h *harness) startSidecarOn(ctx context.Context, port int) error {
+	tmp := h.sidecarTmp()
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	var err error
 	h.sidecarMetrics = "http://127.0.0.1:" + strconv.Itoa(port)
 	h.plugin, err = h.start("codeloc-sidecar", filepath.Join(h.bin, "codeloc-sidecar"),
-		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir},
+		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir, "TMPDIR=" + tmp},
 		"--contract", h.contractFile, "--config-dir", "..",
 		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
@@ -60,6 +72,9 @@ func (h *harness) startSidecar(ctx context.Context) error {
 		return httpOK(ctx, h.sidecarMetrics+"/healthz")
 	})
 }
+
+// sidecarTmp is codeloc-sidecar's TMPDIR.
+func (h *harness) sidecarTmp() string { return filepath.Join(h.dir, "sidecar-tmp") }
 
 // startStock runs Argo CD's argocd-cmp-server (the argocd multi-call
 // binary) with this checkout's plugin.yaml, codeloc first on its PATH and

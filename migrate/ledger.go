@@ -28,6 +28,7 @@ const ledgerColumns = `(
 // that a migration changing the search_path does not move it.
 type ledger struct {
 	table  string // quoted, schema-qualified
+	schema string // its schema
 	exists bool
 }
 
@@ -45,7 +46,7 @@ func locateLedger(ctx context.Context, conn *pgx.Conn) (ledger, error) {
 	if schema == nil {
 		return ledger{}, errors.New("no schema to create the ledger table in: the search_path names no existing schema")
 	}
-	return ledger{table: pgx.Identifier{*schema, LedgerTable}.Sanitize(), exists: exists}, nil
+	return ledger{table: pgx.Identifier{*schema, LedgerTable}.Sanitize(), schema: *schema, exists: exists}, nil
 }
 
 // create creates the ledger table if it is absent. A transaction-level

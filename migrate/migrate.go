@@ -95,7 +95,11 @@ func Run(ctx context.Context, conn *pgx.Conn, opts Options) (Summary, error) {
 	s.Planned, s.AlreadyApplied, s.Pending = true, p.done, len(p.pending)
 	for _, f := range p.pending {
 		if opts.DryRun {
-			fmt.Fprintf(opts.Out, "would apply %s%s\n", f.Name, mode(f))
+			note, err := stoppedNote(ctx, conn, l, f, opts)
+			if err != nil {
+				return s, interrupted(ctx, err)
+			}
+			fmt.Fprintf(opts.Out, "would apply %s%s%s\n", f.Name, mode(f), note)
 			continue
 		}
 		took, err := apply(ctx, conn, l, f, opts)
@@ -218,6 +222,9 @@ func applyInTx(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Optio
 // rolledBack says what a failed transactional file means, and how to
 // opt out of the transaction when the statement refuses to run in one.
 func rolledBack(err error) string {
+	if lostConnection(err) {
+		return lostMsg + "; its transaction was rolled back and it is not recorded: the next run applies it"
+	}
 	msg := "its transaction was rolled back and it is not recorded: fix the file and re-run"
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "25001" { // active_sql_transaction
@@ -226,22 +233,76 @@ func rolledBack(err error) string {
 	return msg
 }
 
+// lostMsg says that the session ended under the file.
+const lostMsg = "the connection to PostgreSQL was lost (a server restart, a failover or the network)"
+
+// lostConnection reports whether err ended the session rather than the
+// statement: the server shut down or terminated it (SQLSTATE 57P01-57P03),
+// a connection exception (class 08), or the connection itself broke.
+func lostConnection(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || strings.HasPrefix(pe.Code, "08")
+	}
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
 // applyOutside runs f one statement at a time outside any transaction,
 // then writes its ledger row. It refuses to start while INVALID indexes
 // exist: an IF NOT EXISTS would skip them and record a broken index.
+// Before each statement it records in the progress table which one runs,
+// so that a run killed half-way leaves where it stopped; the ledger row
+// and the removal of the progress row are one transaction.
 func applyOutside(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options) (time.Duration, error) {
 	if err := noInvalidIndexes(ctx, conn, f); err != nil {
 		return 0, err
 	}
+	var exists bool
+	prev, err := l.progressOf(ctx, conn, opts.CodeLocation, f, &exists)
+	if err != nil {
+		return 0, interrupted(ctx, err)
+	}
+	if prev != nil {
+		fmt.Fprintf(opts.Out, "note: %s; running it again from its first statement\n", prev.describe(f))
+	}
+	if !exists {
+		if err := l.createProgress(ctx, conn); err != nil {
+			return 0, interrupted(ctx, err)
+		}
+	}
 	start := time.Now()
 	stmts := sqltext.Split(f.SQL)
 	for i, st := range stmts {
+		line := sqltext.LineAt(f.SQL, st.Offset, st.SQL, 1)
+		if err := l.markProgress(ctx, conn, opts.CodeLocation, opts.Revision, f, i+1, len(stmts), line); err != nil {
+			return 0, interrupted(ctx, err)
+		}
 		if _, err := conn.PgConn().Exec(ctx, st.SQL).ReadAll(); err != nil {
 			return 0, failedOutside(ctx, conn, f, i, len(stmts), st, err)
 		}
 	}
 	took := time.Since(start)
-	return took, interrupted(ctx, l.record(ctx, conn, opts.CodeLocation, opts.Revision, f, took.Milliseconds()))
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if err := l.record(ctx, tx, opts.CodeLocation, opts.Revision, f, took.Milliseconds()); err != nil {
+			return err
+		}
+		return l.clearProgress(ctx, tx, opts.CodeLocation, f)
+	})
+	return took, interrupted(ctx, err)
+}
+
+// stoppedNote is what a dry run says of a no-transaction file that an
+// earlier run left half-way.
+func stoppedNote(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options) (string, error) {
+	if !f.NoTransaction || !l.exists {
+		return "", nil
+	}
+	var exists bool
+	p, err := l.progressOf(ctx, conn, opts.CodeLocation, f, &exists)
+	if err != nil || p == nil {
+		return "", err
+	}
+	return "; " + p.describe(f), nil
 }
 
 func noInvalidIndexes(ctx context.Context, conn *pgx.Conn, f File) error {
@@ -256,7 +317,10 @@ func noInvalidIndexes(ctx context.Context, conn *pgx.Conn, f File) error {
 // failedOutside explains the failure of statement i of a no-transaction
 // file, with the INVALID indexes it may have left.
 func failedOutside(ctx context.Context, conn *pgx.Conn, f File, i, n int, st sqltext.Statement, err error) error {
-	consequence := fmt.Sprintf("it ran outside a transaction: its statements before statement %d of %d stay applied and it is not recorded; make it safe to re-run (IF NOT EXISTS), fix it and re-run", i+1, n)
+	consequence := fmt.Sprintf("it ran outside a transaction: its statements before statement %d of %d stay applied and it is not recorded (%s records where it stopped); make it safe to re-run (IF NOT EXISTS), fix it and re-run", i+1, n, ProgressTable)
+	if lostConnection(err) {
+		consequence = fmt.Sprintf("%s; it ran outside a transaction: its statements before statement %d of %d stay applied and it is not recorded (%s records where it stopped); the next run runs it again from its first statement", lostMsg, i+1, n, ProgressTable)
+	}
 	msg := fileError(ctx, f, st, err, consequence).Error()
 	if conn.IsClosed() || ctx.Err() != nil {
 		msg += "\n  look for INVALID indexes it may have left: SELECT indexrelid::regclass FROM pg_index WHERE NOT indisvalid; drop each with DROP INDEX CONCURRENTLY, then re-run"
@@ -278,7 +342,7 @@ func fileError(ctx context.Context, f File, st sqltext.Statement, err error, con
 	if ctx.Err() != nil {
 		consequence = "its transaction was rolled back and it is not recorded: the next run applies it"
 		if f.NoTransaction {
-			consequence = "it ran outside a transaction: it may be partly applied and is not recorded; the next run runs it again"
+			consequence = "it ran outside a transaction: it may be partly applied and is not recorded (" + ProgressTable + " records where it stopped); the next run runs it again from its first statement"
 		}
 		return fmt.Errorf("%s: interrupted (%w); %s", f.Name, context.Cause(ctx), consequence)
 	}

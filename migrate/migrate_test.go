@@ -341,7 +341,7 @@ func TestFailedConcurrentIndexIsReportedInvalid(t *testing.T) {
 	}
 	want := `002-unique-email.sql:2: ERROR: could not create unique index "users_email_key" (SQLSTATE 23505)
   DETAIL: Key (email)=(a@example.org) is duplicated.
-  it ran outside a transaction: its statements before statement 1 of 1 stay applied and it is not recorded; make it safe to re-run (IF NOT EXISTS), fix it and re-run
+  it ran outside a transaction: its statements before statement 1 of 1 stay applied and it is not recorded (codeloc_schema_migrations_progress records where it stopped); make it safe to re-run (IF NOT EXISTS), fix it and re-run
   the failed build left INVALID indexes:
   INVALID index public.users_email_key on public.users; fix: DROP INDEX CONCURRENTLY public.users_email_key; then re-run`
 	if diff := cmp.Diff(want, r.err.Error()); diff != "" {

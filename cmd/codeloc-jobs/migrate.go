@@ -33,7 +33,10 @@ func newMigrateCmd() *cobra.Command {
 		Short: "Apply a code-location's SQL migrations to PostgreSQL (the PreSync migration Job)",
 		Long: `Migrate applies the listed FILEs of DIR in the given order (every *.sql of DIR
 in lexical order when none is listed), each once per code-location, and
-records them in the ledger table codeloc_schema_migrations with their sha256.
+records them in the ledger table codeloc_schema_migrations with their sha256
+(a no-transaction file that has started also has a row in
+codeloc_schema_migrations_progress, saying which statement runs, until it is
+recorded).
 
 It connects with DATABASE_URL when set, else with libpq's PG* variables
 (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE, ...), and holds a
