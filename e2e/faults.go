@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/codeloc/codeloc/appofapps"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/migrate"
 )
@@ -162,27 +161,6 @@ func (h *harness) restartPostgres(ctx context.Context) error {
 		return fmt.Errorf("postgres.sh start: %w\n%s", err, out)
 	}
 	return nil
-}
-
-// currentApplications lists the code-locations whose Applications
-// cluster/apps holds at its last commit (not its work tree, which a failed
-// push may have left half-written), so that a scenario adds its own
-// without removing the others'.
-func (h *harness) currentApplications() ([]string, error) {
-	cmd := exec.Command(h.apps.git, "ls-tree", "--name-only", "HEAD")
-	cmd.Dir = h.apps.dir
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git ls-tree in cluster/apps: %w", err)
-	}
-	var apps []string
-	for _, base := range strings.Fields(string(out)) {
-		if !strings.HasSuffix(base, ".yaml") || base == workspaceConfigMap+".yaml" || strings.HasSuffix(base, appofapps.AdmissionFileSuffix) {
-			continue
-		}
-		apps = append(apps, strings.TrimSuffix(base, ".yaml"))
-	}
-	return apps, nil
 }
 
 // runsOf returns the harness's runs of codeLocation's Job pods of role.

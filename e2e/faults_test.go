@@ -168,11 +168,12 @@ func (h *harness) pushFaultDB(ctx context.Context) error {
 	if err := h.atlas.push("atlas: "+faultCL, files); err != nil {
 		return err
 	}
-	apps, err := h.currentApplications()
+	// cluster/apps is a function of atlas: every folder has its Application.
+	apps, err := h.atlasFolders()
 	if err != nil {
 		return err
 	}
-	return h.pushApplications(ctx, append(apps, faultCL)...)
+	return h.pushApplications(ctx, apps...)
 }
 
 // waitLockFree waits until faultdb's migration lock is free and returns

@@ -169,9 +169,6 @@ func TestRemoval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("codeloc application --check: exit %d\n%s%s", code, stderr, diff)
 	if code != 1 {
 		t.Errorf("--check exit %d, want 1 (drift)", code)
@@ -187,7 +184,14 @@ func TestRemoval(t *testing.T) {
 	if _, err := h.apps.read("citation.yaml"); err != nil {
 		t.Errorf("--check wrote: %v", err)
 	}
-	if err := h.pushApplications(ctx, "mediawatch"); err != nil {
+	left, err := h.atlasFolders() // mediawatch, and what other scenarios added
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(left, "citation") || !slices.Contains(left, "mediawatch") {
+		t.Fatalf("atlas holds %v after the removal", left)
+	}
+	if err := h.pushApplications(ctx, left...); err != nil {
 		t.Fatal(err)
 	}
 	if code, diff, _, err := h.codelocApplication(ctx, "--check"); err != nil || code != 0 {
