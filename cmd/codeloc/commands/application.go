@@ -89,7 +89,15 @@ func writeOutput(cmd *cobra.Command, opts appofapps.Options, contract, outDir st
 		return err
 	}
 	return ExitError{Code: ExitInvalid, Msg: strings.TrimSuffix(appofapps.Report(changes, "would be "), "\n") +
-		fmt.Sprintf("\n%s differs from what atlas and the contract give: %d files (nothing written)", outDir, len(changes))}
+		fmt.Sprintf("\n%s differs from what atlas and the contract give: %s (nothing written)", outDir, countFiles(len(changes)))}
+}
+
+// countFiles says n files in words.
+func countFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // headerFlags are the flags the generated files' header names: the
