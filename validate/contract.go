@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"time"
 )
 
 // ExampleContract is the embedded generic contract: the default of `render`
@@ -37,6 +38,7 @@ type Contract struct {
 	Limits           Limits         `json:"limits"`
 	Ceph             Ceph           `json:"ceph"`
 	Jobs             Jobs           `json:"jobs"`
+	DB               DatabaseConfig `json:"database"`
 	Policy           Policy         `json:"policy"`
 	Dagster          Dagster        `json:"dagster"`
 	File             string         `json:"-"`
@@ -136,6 +138,30 @@ type Jobs struct {
 	Memory                Quantity `json:"memory"`
 }
 
+// DatabaseConfig is how codeloc's Jobs use the contract's databases.
+type DatabaseConfig struct {
+	Migrations MigrationSettings `json:"migrations"`
+}
+
+// MigrationSettings bound each statement of the migration Job: it sets
+// lock_timeout and statement_timeout on its session. Zero disables one.
+type MigrationSettings struct {
+	// LockTimeout bounds how long a statement waits for a lock: a
+	// migration queued behind a long query makes every later query on the
+	// table queue behind it.
+	LockTimeout time.Duration `json:"lockTimeout"`
+	// StatementTimeout bounds one statement's run time; it stays below
+	// jobs.activeDeadlineSeconds so that the Job ends with one line rather
+	// than being killed.
+	StatementTimeout time.Duration `json:"statementTimeout"`
+}
+
+// Defaults of database.migrations.
+const (
+	DefaultLockTimeout      = 5 * time.Second
+	DefaultStatementTimeout = 5 * time.Minute
+)
+
 // ContractAPIVersion and ContractKind identify a contract document.
 const (
 	ContractAPIVersion = "codeloc.dev/v1"
@@ -180,6 +206,12 @@ func (c *Contract) applyDefaults() {
 	}
 	if c.Ceph.ReplicaSize == 0 {
 		c.Ceph.ReplicaSize = DefaultReplicaSize
+	}
+	if _, ok := c.Pos["database.migrations.lockTimeout"]; !ok {
+		c.DB.Migrations.LockTimeout = DefaultLockTimeout
+	}
+	if _, ok := c.Pos["database.migrations.statementTimeout"]; !ok {
+		c.DB.Migrations.StatementTimeout = DefaultStatementTimeout
 	}
 	if _, ok := c.Pos["limits.objects"]; !ok {
 		c.Limits.Objects = DefaultObjectLimit

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -170,5 +171,9 @@ func (k *contractChecker) storageAndLimits() {
 	}
 	if d := c.Jobs.ActiveDeadlineSeconds; d < 10 || d > 86400 {
 		k.invalid("jobs.activeDeadlineSeconds", fmt.Sprintf("%d is outside 10-86400", d), "bound the Job's run time")
+	}
+	if st := c.DB.Migrations.StatementTimeout; st >= time.Duration(c.Jobs.ActiveDeadlineSeconds)*time.Second {
+		k.invalid("database.migrations.statementTimeout", fmt.Sprintf("%s is not below jobs.activeDeadlineSeconds (%ds)", st, c.Jobs.ActiveDeadlineSeconds),
+			"keep it below the Job's deadline, so that a long statement ends with its own line instead of the Job being killed")
 	}
 }

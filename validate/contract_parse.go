@@ -118,6 +118,14 @@ func (c *Contract) limitFields(w *walker) []field {
 				{"workspaceConfigMap", false, w.str(&c.Dagster.WorkspaceConfigMap)},
 			})
 		}},
+		{"database", false, func(n *yaml.Node, path string) {
+			w.mapping(n, path, []field{{"migrations", false, func(n *yaml.Node, path string) {
+				w.mapping(n, path, []field{
+					{"lockTimeout", false, w.duration(&c.DB.Migrations.LockTimeout)},
+					{"statementTimeout", false, w.duration(&c.DB.Migrations.StatementTimeout)},
+				})
+			}}})
+		}},
 		{"jobs", true, func(n *yaml.Node, path string) {
 			w.mapping(n, path, []field{
 				{"image", true, w.str(&c.Jobs.Image)},

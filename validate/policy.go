@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/validate/sqllint"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -25,6 +26,10 @@ type Policy struct {
 	Kinds []GroupKind `json:"kinds"`
 	// Reach is what the objects may reach beyond their own.
 	Reach `json:",inline"`
+	// Migrations gives each rule of the migrations' lint (package sqllint)
+	// its severity: error, warning or off. Rules left out keep their
+	// default.
+	Migrations map[string]sqllint.Severity `json:"migrations,omitempty"`
 }
 
 // GroupKind names a kind in an API group ("" is the core group).
@@ -101,12 +106,39 @@ func (c *Contract) policyFields(w *walker) []field {
 					c.Policy.Kinds = append(c.Policy.Kinds, gk)
 				})
 			}},
+			{"migrations", false, c.migrationRules(w)},
 		}, c.reachFields(w)...))
 	}}}
 }
 
+// migrationRules decodes policy.migrations: a severity per known rule.
+func (c *Contract) migrationRules(w *walker) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		c.Policy.Migrations = sqllint.Defaults()
+		fields := make([]field, len(sqllint.Rules))
+		for i, r := range sqllint.Rules {
+			fields[i] = field{r.Code, false, func(n *yaml.Node, path string) {
+				var v string
+				w.str(&v)(n, path)
+				if v == "" {
+					return
+				}
+				if !slices.Contains(sqllint.Severities, sqllint.Severity(v)) {
+					w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is not a severity", v), "use error, warning or off")
+					return
+				}
+				c.Policy.Migrations[r.Code] = sqllint.Severity(v)
+			}}
+		}
+		w.mapping(n, path, fields)
+	}
+}
+
 // applyPolicyDefaults fills what the contract leaves out.
 func (c *Contract) applyPolicyDefaults() {
+	if c.Policy.Migrations == nil {
+		c.Policy.Migrations = sqllint.Defaults()
+	}
 	if c.Policy.PodSecurity == "" {
 		c.Policy.PodSecurity = PodSecurityBaseline
 	}

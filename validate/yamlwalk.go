@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -302,6 +303,36 @@ func (w *walker) quantity(dst *Quantity) func(*yaml.Node, string) {
 			return
 		}
 		*dst = Quantity{Quantity: q, Set: true}
+	}
+}
+
+// maxTimeout is PostgreSQL's largest lock_timeout or statement_timeout:
+// INT_MAX milliseconds.
+const maxTimeout = 2147483647 * time.Millisecond
+
+// duration decodes a timeout PostgreSQL's lock_timeout and
+// statement_timeout take: a Go duration in whole milliseconds ("5s",
+// "1m30s", "250ms"), or 0 to disable it.
+func (w *walker) duration(dst *time.Duration) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		if !w.scalar(n, path, "!!str", "!!int") {
+			return
+		}
+		d, err := time.ParseDuration(n.Value)
+		if n.Value == "0" {
+			d, err = 0, nil
+		}
+		hint := `write a duration such as 5s, 250ms or 10m, or 0 to disable it`
+		switch {
+		case err != nil:
+			w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is not a duration", n.Value), hint)
+		case d < 0 || d > maxTimeout:
+			w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is outside 0 to %s", n.Value, maxTimeout), hint)
+		case d%time.Millisecond != 0:
+			w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is not whole milliseconds", n.Value), "PostgreSQL counts timeouts in milliseconds: "+hint)
+		default:
+			*dst = d
+		}
 	}
 }
 

@@ -1,0 +1,74 @@
+// Package sqllint reads a code-location's declared migrations with
+// PostgreSQL's own grammar and reports the statements that would hurt a live
+// database during a deploy: blocking index builds, table rewrites, long
+// locks, drops and renames that code still running would trip on.
+//
+// This file holds the rules' names and default severities: the contract's
+// policy.migrations and the `-- codeloc:allow <rule> <reason>` comments
+// name them.
+package sqllint
+
+// Severity is what a rule's finding does to the render.
+type Severity string
+
+// Severities a contract may give a rule in policy.migrations.
+const (
+	Error   Severity = "error"   // the render fails
+	Warning Severity = "warning" // the render goes on and prints a warning line
+	Off     Severity = "off"     // the rule is not checked
+)
+
+// Severities lists the values policy.migrations accepts.
+var Severities = []Severity{Error, Warning, Off}
+
+// Rule codes. They are stable: contracts and allow comments name them.
+const (
+	RuleIndexBlocking       = "sql-index-blocking"
+	RuleConcurrentlyInTx    = "sql-concurrently-in-transaction"
+	RuleReindexBlocking     = "sql-reindex-blocking"
+	RuleAddColumnNotNull    = "sql-add-column-not-null"
+	RuleVolatileDefault     = "sql-volatile-default"
+	RuleColumnTypeChange    = "sql-column-type-change"
+	RuleSetNotNull          = "sql-set-not-null"
+	RuleConstraintValidated = "sql-constraint-validated"
+	RuleUniqueConstraint    = "sql-unique-constraint"
+	RuleDrop                = "sql-drop"
+	RuleRename              = "sql-rename"
+	RuleTransactionControl  = "sql-transaction-control"
+	RuleLockTimeout         = "sql-lock-timeout"
+	CodeSyntax              = "sql-syntax"       // not a rule: always an error
+	CodeAllowWithoutReason  = "sql-allow-reason" // not a rule: always an error
+)
+
+// Rule is one check a contract can tune.
+type Rule struct {
+	Code     string
+	Default  Severity
+	Describe string // one sentence for docs/error-codes.md and the contract docs
+}
+
+// Rules are the tunable rules, in the order docs list them.
+var Rules = []Rule{
+	{RuleIndexBlocking, Error, "CREATE INDEX or DROP INDEX on a table the file did not create, without CONCURRENTLY: it blocks every write to the table for the whole build."},
+	{RuleConcurrentlyInTx, Error, "CONCURRENTLY in a file that runs in a transaction, where PostgreSQL refuses it: make `-- codeloc:no-transaction` the file's first line."},
+	{RuleReindexBlocking, Error, "REINDEX without CONCURRENTLY: it blocks writes (and reads through the index) for the whole rebuild."},
+	{RuleAddColumnNotNull, Error, "ADD COLUMN ... NOT NULL without a default on an existing table: it fails on any row, and code still running does not write the column."},
+	{RuleVolatileDefault, Error, "ADD COLUMN with a volatile default (random(), clock_timestamp(), gen_random_uuid(), ...): PostgreSQL rewrites the whole table under an ACCESS EXCLUSIVE lock."},
+	{RuleColumnTypeChange, Error, "ALTER COLUMN ... TYPE: most type changes rewrite the table and its indexes under an ACCESS EXCLUSIVE lock."},
+	{RuleSetNotNull, Error, "SET NOT NULL on an existing column: it scans the whole table under an ACCESS EXCLUSIVE lock (add a CHECK (col IS NOT NULL) NOT VALID constraint, validate it, then set it)."},
+	{RuleConstraintValidated, Error, "A CHECK or FOREIGN KEY constraint added to an existing table without NOT VALID: it scans the table under a lock that blocks writes (add it NOT VALID, then VALIDATE CONSTRAINT)."},
+	{RuleUniqueConstraint, Error, "A UNIQUE or PRIMARY KEY constraint added to an existing table: it builds its index under a lock that blocks writes (build a unique index CONCURRENTLY, then ADD CONSTRAINT ... USING INDEX)."},
+	{RuleDrop, Error, "DROP TABLE, DROP COLUMN or DROP SCHEMA: the previous revision's pods still read it during the rollout, and the data is gone."},
+	{RuleRename, Error, "A table or column renamed: the previous revision's pods still use the old name during the rollout."},
+	{RuleTransactionControl, Error, "BEGIN, COMMIT, ROLLBACK or SAVEPOINT in a file: the migration runner owns the transaction of each file."},
+	{RuleLockTimeout, Warning, "A statement that takes a strong lock runs without lock_timeout (the contract's database.migrations.lockTimeout is 0 and the file sets none): it queues behind a long query and every query queues behind it."},
+}
+
+// Defaults returns every rule's default severity.
+func Defaults() map[string]Severity {
+	m := make(map[string]Severity, len(Rules))
+	for _, r := range Rules {
+		m[r.Code] = r.Default
+	}
+	return m
+}
