@@ -130,6 +130,9 @@ func newWatcher(ctx context.Context, conn *pgx.Conn, lockTimeout time.Duration) 
 	cfg := conn.Config().Copy()
 	cfg.RuntimeParams["application_name"] = "codeloc-migrate-watch"
 	w.conn, w.err = pgx.ConnectConfig(ctx, cfg)
+	if w.err != nil {
+		w.err = errors.New(redact(w.err.Error(), secrets("", cfg))) // as Connect: never the password
+	}
 	return w
 }
 

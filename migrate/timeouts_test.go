@@ -3,6 +3,8 @@ package migrate_test
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +229,61 @@ func TestTimeoutFormatAndCheck(t *testing.T) {
 		case tt.err == "" && migrate.FormatTimeout(tt.d) != tt.want:
 			t.Errorf("FormatTimeout(%v) = %q, want %q", tt.d, migrate.FormatTimeout(tt.d), tt.want)
 		}
+	}
+}
+
+// TestLockTimeoutAsAnOrdinaryRole: a role without pg_read_all_stats sees
+// the blocker's pid but not its query_start, and a role that cannot open
+// the second session still gets the line, saying why the blockers are
+// unknown.
+func TestLockTimeoutAsAnOrdinaryRole(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, limit string
+		want        string // after "lock_timeout 200ms (database.migrations.lockTimeout); "
+	}{
+		{"no stats privilege", "-1", "blocked by pid %d (query_start not visible: grant pg_read_all_stats to the migration's role to see it); "},
+		{"no second session", "1", "blocking sessions unknown: no second session to look at them: failed to connect to "},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			url := newDB(t)
+			admin := connect(t, url)
+			role := fmt.Sprintf("codeloc_mig_%d_%d", os.Getpid(), i)
+			const password = "s3cr3t-mig-pw" // for a server that asks for one; never printed
+			mustExec(t, admin, "CREATE ROLE "+role+" LOGIN PASSWORD '"+password+"' CONNECTION LIMIT "+tt.limit)
+			t.Cleanup(func() {
+				mustExec(t, admin, "DROP OWNED BY "+role)
+				mustExec(t, admin, "DROP ROLE "+role)
+			})
+			mustExec(t, admin, "GRANT ALL ON SCHEMA public TO "+role)
+			mustExec(t, admin, "CREATE TABLE t (id int PRIMARY KEY)")
+			mustExec(t, admin, "ALTER TABLE t OWNER TO "+role)
+			pid, _ := blockingSession(t, url, "LOCK TABLE t IN ACCESS EXCLUSIVE MODE")
+			u, err := neturl.Parse(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u.User = neturl.UserPassword(role, password)
+			dir := writeFiles(t, map[string]string{"001-change.sql": "ALTER TABLE t ADD COLUMN note text;\n"})
+
+			r := runTimeouts(t, u.String(), dir, 200*time.Millisecond, time.Minute)
+			if r.err == nil {
+				t.Fatal("the migration did not time out")
+			}
+			prefix := "001-change.sql:1 (statement 1 of 1): ERROR: canceling statement due to lock timeout (SQLSTATE 55P03): " +
+				"waited for a lock longer than lock_timeout 200ms (database.migrations.lockTimeout); "
+			want := prefix + tt.want
+			if strings.Contains(want, "%d") {
+				want = fmt.Sprintf(want, pid)
+			}
+			if got := r.err.Error(); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "; its transaction was rolled back and it is not recorded; find the blocking session by its pid (pg_stat_activity), let it finish or end it, then re-sync; raise database.migrations.lockTimeout only knowingly: every query on the table queues behind a waiting migration") {
+				t.Errorf("error = %q\nwant it to start with %q", got, want)
+			}
+			if strings.Contains(r.err.Error(), password) {
+				t.Errorf("the error shows the password: %q", r.err)
+			}
+		})
 	}
 }
