@@ -47,7 +47,12 @@ func blockingSession(t *testing.T, url string, stmts ...string) (pid int, descri
 	if err := a.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
+	// Once A waits for its client (ClientRead): it reports that just
+	// after it has answered.
 	other := connect(t, url)
+	waitFor(t, 30*time.Second, "session A to wait for its client", func() bool {
+		return query(t, other, "SELECT count(*)::text FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Client'", pid)[0] == "1"
+	})
 	if err := other.QueryRow(context.Background(), "SELECT query_start, state, wait_event_type FROM pg_stat_activity WHERE pid = $1", pid).Scan(&start, &state, &wait); err != nil {
 		t.Fatal(err)
 	}
