@@ -238,9 +238,8 @@ func applyInTx(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Optio
 		results, err := conn.PgConn().Exec(ctx, f.SQL).ReadAll()
 		blockers, berr := stop()
 		if err != nil {
-			if name, value, setting, ok := timedOut(err, time.Since(start), opts); ok && ctx.Err() == nil {
-				return timeoutError(failedStatement(f, completedStatements(results)), asPgError(err), name, value, setting, blockers, berr,
-					"its transaction was rolled back and it is not recorded", timeoutFix(name, setting))
+			if to, ok := timedOut(err, time.Since(start), opts); ok && ctx.Err() == nil {
+				return to.error(failedStatement(f, completedStatements(results)), blockers, berr, "its transaction was rolled back and it is not recorded")
 			}
 			return fileError(ctx, f, sqltext.Statement{SQL: f.SQL}, err, rolledBack(err))
 		}
@@ -318,8 +317,8 @@ func applyOutside(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Op
 		if err == nil {
 			continue
 		}
-		if name, value, setting, ok := timedOut(err, time.Since(started), opts); ok && ctx.Err() == nil {
-			return 0, timedOutOutside(ctx, conn, f, i, len(stmts), line, asPgError(err), name, value, setting, blockers, berr)
+		if to, ok := timedOut(err, time.Since(started), opts); ok && ctx.Err() == nil {
+			return 0, timedOutOutside(ctx, conn, f, i, len(stmts), line, to, blockers, berr)
 		}
 		return 0, failedOutside(ctx, conn, f, i, len(stmts), st, err)
 	}
@@ -381,7 +380,7 @@ func failedOutside(ctx context.Context, conn *pgx.Conn, f File, i, n int, st sql
 // timedOutOutside is the one line of statement i of a no-transaction file
 // cancelled by a timeout, naming the INVALID indexes a CREATE INDEX
 // CONCURRENTLY leaves when lock_timeout cancels it in one of its waits.
-func timedOutOutside(ctx context.Context, conn *pgx.Conn, f File, i, n, line int, pe *pgconn.PgError, name string, value time.Duration, setting string, blockers []blocker, berr error) error {
+func timedOutOutside(ctx context.Context, conn *pgx.Conn, f File, i, n, line int, to timeout, blockers []blocker, berr error) error {
 	consequence := fmt.Sprintf("it ran outside a transaction: its statements before statement %d of %d stay applied and it is not recorded (%s records where it stopped)", i+1, n, ProgressTable)
 	idx, ierr := invalidIndexes(ctx, conn)
 	switch {
@@ -393,13 +392,7 @@ func timedOutOutside(ctx context.Context, conn *pgx.Conn, f File, i, n, line int
 		}
 	}
 	where := fmt.Sprintf("%s:%d (statement %d of %d)", f.Name, line, i+1, n)
-	return timeoutError(where, pe, name, value, setting, blockers, berr, consequence, timeoutFix(name, setting))
-}
-
-func asPgError(err error) *pgconn.PgError {
-	var pe *pgconn.PgError
-	errors.As(err, &pe)
-	return pe
+	return to.error(where, blockers, berr, consequence)
 }
 
 // fileError explains an error of file f raised by statement st: where, what

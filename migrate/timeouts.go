@@ -198,34 +198,42 @@ func (w *watcher) watch() func() ([]blocker, error) {
 	}
 }
 
+// timeout is the setting that cancelled a statement.
+type timeout struct {
+	pe      *pgconn.PgError
+	lock    bool          // lock_timeout, else statement_timeout
+	value   time.Duration // its value
+	setting string        // the contract setting that raises it
+}
+
 // timedOut reports which timeout cancelled the statement that failed with
 // err after running for took: lock_timeout (55P03 lock_not_available) or
 // statement_timeout (57014 query_canceled). The time taken tells them from
 // a NOWAIT lock or a pg_cancel_backend by hand, whatever the server's
 // language.
-func timedOut(err error, took time.Duration, opts Options) (name string, value time.Duration, setting string, ok bool) {
+func timedOut(err error, took time.Duration, opts Options) (timeout, bool) {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
-		return "", 0, "", false
+		return timeout{}, false
 	}
 	switch {
 	case pe.Code == "55P03" && opts.LockTimeout > 0 && took >= opts.LockTimeout:
-		return "lock_timeout", opts.LockTimeout, LockTimeoutSetting, true
+		return timeout{pe: pe, lock: true, value: opts.LockTimeout, setting: LockTimeoutSetting}, true
 	case pe.Code == "57014" && opts.StatementTimeout > 0 && took >= opts.StatementTimeout:
-		return "statement_timeout", opts.StatementTimeout, StatementTimeoutSetting, true
+		return timeout{pe: pe, value: opts.StatementTimeout, setting: StatementTimeoutSetting}, true
 	}
-	return "", 0, "", false
+	return timeout{}, false
 }
 
-// timeoutError is the one line of a statement cancelled by a timeout:
+// error is the one line of a statement cancelled by a timeout:
 // where (file:line, statement i of n when known), what PostgreSQL said,
 // which timeout and its value, the contract setting that raises it, the
 // blocking sessions of a lock wait, and what it means for the database.
-func timeoutError(where string, pe *pgconn.PgError, name string, value time.Duration, setting string, blockers []blocker, berr error, consequence, fix string) error {
+func (to timeout) error(where string, blockers []blocker, berr error, consequence string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s: %s (SQLSTATE %s): ", where, pe.Severity, pe.Message, pe.Code)
-	if name == "lock_timeout" {
-		fmt.Fprintf(&b, "waited for a lock longer than lock_timeout %s (%s)", FormatTimeout(value), setting)
+	fmt.Fprintf(&b, "%s: %s: %s (SQLSTATE %s): ", where, to.pe.Severity, to.pe.Message, to.pe.Code)
+	if to.lock {
+		fmt.Fprintf(&b, "waited for a lock longer than lock_timeout %s (%s)", FormatTimeout(to.value), to.setting)
 		switch {
 		case len(blockers) > 0:
 			names := make([]string, len(blockers))
@@ -239,18 +247,18 @@ func timeoutError(where string, pe *pgconn.PgError, name string, value time.Dura
 			b.WriteString("; blocking sessions not seen")
 		}
 	} else {
-		fmt.Fprintf(&b, "ran longer than statement_timeout %s (%s)", FormatTimeout(value), setting)
+		fmt.Fprintf(&b, "ran longer than statement_timeout %s (%s)", FormatTimeout(to.value), to.setting)
 	}
-	fmt.Fprintf(&b, "; %s; %s", consequence, fix)
+	fmt.Fprintf(&b, "; %s; %s", consequence, to.fix())
 	return errors.New(b.String())
 }
 
-// timeoutFix says what the operator does.
-func timeoutFix(name, setting string) string {
-	if name == "lock_timeout" {
-		return "find the blocking session by its pid (pg_stat_activity), let it finish or end it, then re-sync; raise " + setting + " only knowingly: every query on the table queues behind a waiting migration"
+// fix says what the operator does.
+func (to timeout) fix() string {
+	if to.lock {
+		return "find the blocking session by its pid (pg_stat_activity), let it finish or end it, then re-sync; raise " + to.setting + " only knowingly: every query on the table queues behind a waiting migration"
 	}
-	return "make the statement faster (smaller batches, CONCURRENTLY) or raise " + setting + " (below jobs.activeDeadlineSeconds), then re-sync"
+	return "make the statement faster (smaller batches, CONCURRENTLY) or raise " + to.setting + " (below jobs.activeDeadlineSeconds), then re-sync"
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
