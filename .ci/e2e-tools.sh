@@ -20,6 +20,8 @@
 #     Argo CD version                the install bundle's tests render the
 #                                    bundle over each stock install
 #   redis-server, postgresql-15      Debian packages (apt-get), when missing
+#   pgvector 0.8.0                   .ci/postgres.sh pgvector (Debian trixie's
+#                                    source package, built once, cached)
 #
 # Each step has its own timeout (E2E_TOOLS_TIMEOUT_<STEP> in seconds). A
 # present binary is reused; delete its directory to rebuild. Logs on stderr.
@@ -184,6 +186,8 @@ main() {
 	export WORK here TOOLS_DIR KWOK_VERSION ARGOCD_VERSION ARGOCD_VERSIONS ARGOCD_GITOPS_ENGINE KWOK_DIR ARGOCD_DIR
 	export -f log is_binary kube_tools kwok_tool argocd_module module_dir argocd_manifests argocd_tool argocd_build debian_tools
 	timed debian 600 debian_tools
+	# The citation fixture's migration needs pgvector (built once, cached).
+	timed pgvector 900 'bash "$here/postgres.sh" pgvector'
 	timed manifests 600 argocd_manifests
 	# Sequential: each build takes both cores.
 	timed argocd 1800 argocd_tool

@@ -31,7 +31,8 @@ const rootApp = "app-of-apps"
 
 // TestFirstDeploy: the root app-of-apps syncs cluster/apps; mediawatch
 // (wave 0) is Synced and Healthy before citation (wave 1) is created;
-// citation's preflight passes, its migration is in the ledger, its
+// citation's preflight passes, its migration (the ADR's: pgvector, an HNSW
+// index built CONCURRENTLY) is in the ledger and its index valid, its
 // Deployment is created after the migrate Job completed, and citation-data
 // carries Prune=false/Delete=false; a run pod Dagster would launch for
 // citation is admitted, one reading an undeclared Secret is refused.
@@ -53,6 +54,12 @@ func TestFirstDeploy(t *testing.T) {
 	files, err := h.ledger(ctx, "citation")
 	if err != nil || strings.Join(files, ",") != "001-researchers-hnsw.sql" {
 		t.Errorf("ledger of citation = %v, %v; want [001-researchers-hnsw.sql]", files, err)
+	}
+	// The ADR's own migration ran: pgvector's HNSW index, built CONCURRENTLY, is valid.
+	if got, err := h.text(ctx, `SELECT am.amname || ' ' || i.indisvalid FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+		WHERE i.indexrelid = to_regclass('researchers_embedding_hnsw')`); err != nil || got != "hnsw true" {
+		t.Errorf("index researchers_embedding_hnsw (access method, valid) = %q, %v; want \"hnsw true\"", got, err)
 	}
 	h.checkDataClaimKept(ctx, t, "citation-data")
 	h.checkBucketFromApps(ctx, t, "atlas-datalake")

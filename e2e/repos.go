@@ -84,22 +84,6 @@ func (r *gitRepo) read(name string) (string, error) {
 	return string(data), err
 }
 
-// citationMigration replaces the fixture's 001 migration: Debian ships no
-// pgvector for PostgreSQL 15, so the e2e database cannot run CREATE
-// EXTENSION vector. It keeps the opt-out of the transaction and a
-// CONCURRENTLY index, which is what the migration runner cares about.
-const citationMigration = `-- codeloc:no-transaction
--- e2e stand-in for the fixture's pgvector migration (no pgvector here).
-CREATE TABLE IF NOT EXISTS researchers (
-    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    orcid      text UNIQUE,
-    full_name  text NOT NULL
-);
-
-CREATE INDEX CONCURRENTLY IF NOT EXISTS researchers_full_name
-    ON researchers (full_name);
-`
-
 // initRepos creates the atlas repo (fixtures mediawatch and citation) and
 // the cluster/apps repo (codeloc application's output).
 func (h *harness) initRepos(ctx context.Context) error {
@@ -111,9 +95,6 @@ func (h *harness) initRepos(ctx context.Context) error {
 		if err := copyTree(filepath.Join("..", "fixtures", cl), filepath.Join(h.atlas.dir, cl)); err != nil {
 			return err
 		}
-	}
-	if err := h.atlas.write(map[string]string{"citation/migrations/001-researchers-hnsw.sql": citationMigration}); err != nil {
-		return err
 	}
 	if err := h.atlas.commit("atlas: mediawatch and citation"); err != nil {
 		return err

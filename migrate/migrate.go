@@ -7,7 +7,9 @@
 // ledger table codeloc_schema_migrations, runs each pending file in its own
 // transaction together with its ledger row (or outside any transaction when
 // its first line is NoTransactionMarker), and fails before applying
-// anything when an applied file's content changed.
+// anything when an applied file's content changed. Each file runs under the
+// run's lock_timeout and statement_timeout; a statement they cancel fails
+// the run with one line (see Options.LockTimeout).
 package migrate
 
 import (
@@ -33,6 +35,16 @@ type Options struct {
 	DryRun       bool      // list what would be applied; write nothing
 	Out          io.Writer // progress lines (applied, would apply, waiting)
 	Warn         io.Writer // warning lines
+
+	// LockTimeout and StatementTimeout are the session's lock_timeout and
+	// statement_timeout, set before each file (0: none, which overrides a
+	// role's or database's own setting). A statement they cancel fails the
+	// run with one line: where, which timeout, the contract setting that
+	// raises it, and for a lock wait the sessions that blocked it (pid,
+	// query_start, state; never their query), seen from a second session
+	// while the statement waited.
+	LockTimeout      time.Duration
+	StatementTimeout time.Duration
 }
 
 // Summary counts what a run did.
@@ -93,6 +105,11 @@ func Run(ctx context.Context, conn *pgx.Conn, opts Options) (Summary, error) {
 		fmt.Fprintf(opts.Warn, "warning: %s is recorded as applied for %s but is no longer listed; nothing is undone\n", name, opts.CodeLocation)
 	}
 	s.Planned, s.AlreadyApplied, s.Pending = true, p.done, len(p.pending)
+	var w *watcher
+	defer func() { w.close() }()
+	if !opts.DryRun && len(p.pending) > 0 {
+		defer resetTimeouts(conn)
+	}
 	for _, f := range p.pending {
 		if opts.DryRun {
 			note, err := stoppedNote(ctx, conn, l, f, opts)
@@ -102,7 +119,10 @@ func Run(ctx context.Context, conn *pgx.Conn, opts Options) (Summary, error) {
 			fmt.Fprintf(opts.Out, "would apply %s%s%s\n", f.Name, mode(f), note)
 			continue
 		}
-		took, err := apply(ctx, conn, l, f, opts)
+		if w == nil && opts.LockTimeout > 0 {
+			w = newWatcher(ctx, conn, opts.LockTimeout)
+		}
+		took, err := apply(ctx, conn, l, f, opts, w)
 		if err != nil {
 			s.Failed = f.Name
 			return s, err
@@ -120,6 +140,10 @@ func (o Options) check(conn *pgx.Conn) error {
 		return errors.New("no code-location given")
 	case len(o.Files) == 0:
 		return errors.New("no migration file given")
+	case CheckTimeout(o.LockTimeout) != nil:
+		return fmt.Errorf("lock timeout %w", CheckTimeout(o.LockTimeout))
+	case CheckTimeout(o.StatementTimeout) != nil:
+		return fmt.Errorf("statement timeout %w", CheckTimeout(o.StatementTimeout))
 	case conn.PgConn().TxStatus() != 'I':
 		return errors.New("the connection is inside a transaction: give Run a connection of its own")
 	}
@@ -194,20 +218,29 @@ func makePlan(files []File, applied map[string]string) (plan, error) {
 	return p, errors.Join(errs...)
 }
 
-// apply runs one pending file and records it.
-func apply(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options) (time.Duration, error) {
-	if f.NoTransaction {
-		return applyOutside(ctx, conn, l, f, opts)
+// apply runs one pending file under the run's timeouts and records it.
+func apply(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options, w *watcher) (time.Duration, error) {
+	if err := setTimeouts(ctx, conn, opts); err != nil {
+		return 0, interrupted(ctx, err)
 	}
-	return applyInTx(ctx, conn, l, f, opts)
+	if f.NoTransaction {
+		return applyOutside(ctx, conn, l, f, opts, w)
+	}
+	return applyInTx(ctx, conn, l, f, opts, w)
 }
 
 // applyInTx runs f and writes its ledger row in one transaction.
-func applyInTx(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options) (time.Duration, error) {
+func applyInTx(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options, w *watcher) (time.Duration, error) {
 	var took time.Duration
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		start := time.Now()
-		if _, err := conn.PgConn().Exec(ctx, f.SQL).ReadAll(); err != nil {
+		stop := w.watch()
+		results, err := conn.PgConn().Exec(ctx, f.SQL).ReadAll()
+		blockers, berr := stop()
+		if err != nil {
+			if to, ok := timedOut(err, time.Since(start), opts); ok && ctx.Err() == nil {
+				return to.error(failedStatement(f, completedStatements(results)), blockers, berr, "its transaction was rolled back and it is not recorded")
+			}
 			return fileError(ctx, f, sqltext.Statement{SQL: f.SQL}, err, rolledBack(err))
 		}
 		took = time.Since(start)
@@ -253,7 +286,7 @@ func lostConnection(err error) bool {
 // Before each statement it records in the progress table which one runs,
 // so that a run killed half-way leaves where it stopped; the ledger row
 // and the removal of the progress row are one transaction.
-func applyOutside(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options) (time.Duration, error) {
+func applyOutside(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Options, w *watcher) (time.Duration, error) {
 	if err := noInvalidIndexes(ctx, conn, f); err != nil {
 		return 0, err
 	}
@@ -277,9 +310,17 @@ func applyOutside(ctx context.Context, conn *pgx.Conn, l ledger, f File, opts Op
 		if err := l.markProgress(ctx, conn, opts.CodeLocation, opts.Revision, f, i+1, len(stmts), line); err != nil {
 			return 0, interrupted(ctx, err)
 		}
-		if _, err := conn.PgConn().Exec(ctx, st.SQL).ReadAll(); err != nil {
-			return 0, failedOutside(ctx, conn, f, i, len(stmts), st, err)
+		started := time.Now()
+		stop := w.watch()
+		_, err := conn.PgConn().Exec(ctx, st.SQL).ReadAll()
+		blockers, berr := stop()
+		if err == nil {
+			continue
 		}
+		if to, ok := timedOut(err, time.Since(started), opts); ok && ctx.Err() == nil {
+			return 0, timedOutOutside(ctx, conn, f, i, len(stmts), line, to, blockers, berr)
+		}
+		return 0, failedOutside(ctx, conn, f, i, len(stmts), st, err)
 	}
 	took := time.Since(start)
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
@@ -334,6 +375,24 @@ func failedOutside(ctx context.Context, conn *pgx.Conn, f File, i, n int, st sql
 		msg += "\n" + describeInvalid("  the failed build left INVALID indexes:", idx)
 	}
 	return errors.New(msg)
+}
+
+// timedOutOutside is the one line of statement i of a no-transaction file
+// cancelled by a timeout, naming the INVALID indexes a CREATE INDEX
+// CONCURRENTLY leaves when lock_timeout cancels it in one of its waits.
+func timedOutOutside(ctx context.Context, conn *pgx.Conn, f File, i, n, line int, to timeout, blockers []blocker, berr error) error {
+	consequence := fmt.Sprintf("it ran outside a transaction: its statements before statement %d of %d stay applied and it is not recorded (%s records where it stopped)", i+1, n, ProgressTable)
+	idx, ierr := invalidIndexes(ctx, conn)
+	switch {
+	case ierr != nil:
+		consequence += "; " + oneLine(ierr.Error())
+	case len(idx) > 0:
+		for _, x := range idx {
+			consequence += fmt.Sprintf("; it left the INVALID index %s on %s: DROP INDEX CONCURRENTLY %s before the next run, which refuses to start while it exists", x.Index, x.Table, x.Index)
+		}
+	}
+	where := fmt.Sprintf("%s:%d (statement %d of %d)", f.Name, line, i+1, n)
+	return to.error(where, blockers, berr, consequence)
 }
 
 // fileError explains an error of file f raised by statement st: where, what

@@ -17,6 +17,7 @@ import (
 	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/migrate"
+	"github.com/codeloc/codeloc/validate"
 )
 
 // migrateRun is one `codeloc migrate`.
@@ -24,12 +25,15 @@ type migrateRun struct {
 	dir, codeLocation, revision string
 	dryRun                      bool
 	terminationLog              string // "" = none
+	lockTimeout                 time.Duration
+	statementTimeout            time.Duration
 }
 
 func newMigrateCmd() *cobra.Command {
-	mr := migrateRun{terminationLog: defaultTerminationLog}
+	mr := migrateRun{terminationLog: defaultTerminationLog,
+		lockTimeout: validate.DefaultLockTimeout, statementTimeout: validate.DefaultStatementTimeout}
 	cmd := &cobra.Command{
-		Use:   "migrate --dir DIR --code-location NAME [--revision SHA] [--dry-run] [--termination-log FILE] [FILE...]",
+		Use:   "migrate --dir DIR --code-location NAME [--revision SHA] [--lock-timeout D] [--statement-timeout D] [--dry-run] [--termination-log FILE] [FILE...]",
 		Short: "Apply a code-location's SQL migrations to PostgreSQL (the PreSync migration Job)",
 		Long: `Migrate applies the listed FILEs of DIR in the given order (every *.sql of DIR
 in lexical order when none is listed), each once per code-location, and
@@ -49,6 +53,14 @@ with its ledger row, unless its first line is exactly
 (for CREATE INDEX CONCURRENTLY): it then runs statement by statement outside
 a transaction, and its ledger row is written after it succeeded.
 
+Each file runs with the session's lock_timeout and statement_timeout set to
+--lock-timeout and --statement-timeout (the contract's
+database.migrations.lockTimeout and statementTimeout; 0 disables one). A
+statement they cancel fails the run with one line: the file, line and
+statement, which timeout and its value, the contract setting that raises
+it, and for a lock wait the pid, query_start and state of the sessions that
+blocked it (never their query).
+
 A file already applied whose content changed fails the run before anything
 is applied: write a new migration instead of editing an applied one.
 
@@ -65,6 +77,8 @@ invalid, 2 usage.`,
 	fl.StringVar(&mr.codeLocation, "code-location", "", "code-location the migrations belong to: ledger rows and lock (required)")
 	fl.StringVar(&mr.revision, "revision", "", "git revision (7-40 lowercase hex) recorded with each applied file")
 	fl.BoolVar(&mr.dryRun, "dry-run", false, "list what would be applied; write nothing (still takes the lock and reads the ledger)")
+	fl.DurationVar(&mr.lockTimeout, "lock-timeout", mr.lockTimeout, "lock_timeout of each statement: how long it may wait for a lock (whole ms; 0: none)")
+	fl.DurationVar(&mr.statementTimeout, "statement-timeout", mr.statementTimeout, "statement_timeout of each statement: how long it may run (whole ms; 0: none)")
 	fl.StringVar(&mr.terminationLog, "termination-log", mr.terminationLog, "file receiving the summary line (ignored when it cannot be opened; empty: none)")
 	_ = cmd.MarkFlagRequired("dir")
 	_ = cmd.MarkFlagRequired("code-location")
@@ -101,7 +115,7 @@ func (mr migrateRun) run(ctx context.Context, names []string, stdout, stderr io.
 	}()
 	sum, err = migrate.Run(ctx, conn, migrate.Options{
 		CodeLocation: mr.codeLocation, Revision: mr.revision, Files: files, DryRun: mr.dryRun,
-		Out: stdout, Warn: stderr,
+		Out: stdout, Warn: stderr, LockTimeout: mr.lockTimeout, StatementTimeout: mr.statementTimeout,
 	})
 	if err != nil {
 		return mr.fail(sum, err)
@@ -120,6 +134,10 @@ func (mr migrateRun) checkFlags() error {
 		return fmt.Errorf("--code-location %q is not a code-location name (a DNS-1123 label: lowercase letters, digits, '-')", mr.codeLocation)
 	case mr.revision != "" && !names.IsRevision(mr.revision):
 		return fmt.Errorf("--revision %q is not a git revision (%s)", mr.revision, names.RevisionRule)
+	case migrate.CheckTimeout(mr.lockTimeout) != nil:
+		return fmt.Errorf("--lock-timeout %w", migrate.CheckTimeout(mr.lockTimeout))
+	case migrate.CheckTimeout(mr.statementTimeout) != nil:
+		return fmt.Errorf("--statement-timeout %w", migrate.CheckTimeout(mr.statementTimeout))
 	}
 	return nil
 }

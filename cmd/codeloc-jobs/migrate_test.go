@@ -51,6 +51,12 @@ func TestMigrateUsageErrors(t *testing.T) {
 			"codeloc-jobs: --revision \"HEAD\" is not a git revision (7 to 40 lowercase hex digits)\n"},
 		{"bad bool", []string{"--dir", dir, "--code-location", "citation", "--dry-run=maybe"},
 			"codeloc-jobs: invalid argument \"maybe\" for \"--dry-run\" flag: strconv.ParseBool: parsing \"maybe\": invalid syntax\n"},
+		{"bad duration", []string{"--dir", dir, "--code-location", "citation", "--lock-timeout", "5"},
+			"codeloc-jobs: invalid argument \"5\" for \"--lock-timeout\" flag: time: missing unit in duration \"5\"\n"},
+		{"negative lock timeout", []string{"--dir", dir, "--code-location", "citation", "--lock-timeout", "-1s"},
+			"codeloc-jobs: --lock-timeout -1s is negative (0 disables it)\n"},
+		{"sub-millisecond statement timeout", []string{"--dir", dir, "--code-location", "citation", "--statement-timeout", "1500us"},
+			"codeloc-jobs: --statement-timeout 1.5ms is not a whole number of milliseconds\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,6 +176,12 @@ func TestMigrateAgainstPostgres(t *testing.T) {
 		name:   "notices are shown",
 		before: func() { writeFile(t, filepath.Join(dir, "004-notice.sql"), "DROP TABLE IF EXISTS no_such_table;\n") },
 		stdout: "  NOTICE: table \"no_such_table\" does not exist, skipping\napplied 004-notice.sql (N ms)\nmigrate citation: applied 1, already applied 3, 0 pending\n",
+	}, {
+		name:   "a statement over --statement-timeout",
+		before: func() { writeFile(t, filepath.Join(dir, "005-slow.sql"), "SELECT pg_sleep(2);\n") },
+		extra:  []string{"--statement-timeout", "100ms"},
+		code:   commands.ExitInvalid,
+		stderr: "005-slow.sql:1 (statement 1 of 1): ERROR: canceling statement due to statement timeout (SQLSTATE 57014): ran longer than statement_timeout 100ms (database.migrations.statementTimeout); its transaction was rolled back and it is not recorded; ",
 	}, {
 		name:   "an applied file changed",
 		before: func() { writeFile(t, filepath.Join(dir, "004-notice.sql"), "DROP TABLE IF EXISTS other_table;\n") },

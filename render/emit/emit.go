@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -224,7 +225,8 @@ func (e *emitter) migrationsConfigMap() *corev1.ConfigMap {
 }
 
 func (e *emitter) migrateJob(configMap string) *batchv1.Job {
-	args := []string{"migrate", "--dir", MigrationsMount, "--code-location", e.d.CodeLocation, "--revision", e.d.Revision}
+	args := []string{"migrate", "--dir", MigrationsMount, "--code-location", e.d.CodeLocation, "--revision", e.d.Revision,
+		"--lock-timeout", timeoutArg(e.c.DB.Migrations.LockTimeout), "--statement-timeout", timeoutArg(e.c.DB.Migrations.StatementTimeout)}
 	for _, mg := range e.d.Migrations {
 		args = append(args, mg.Name)
 	}
@@ -242,6 +244,18 @@ func (e *emitter) migrateJob(configMap string) *batchv1.Job {
 			},
 		},
 	}
+}
+
+// timeoutArg writes a contract timeout for the Job's flags as PostgreSQL
+// would: "5s", "300s", "250ms", "0" (the contract keeps whole milliseconds).
+func timeoutArg(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 }
 
 // podSpec is a hardened single-container pod with one ConfigMap volume.

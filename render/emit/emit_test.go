@@ -1,8 +1,11 @@
 package emit
 
 import (
+	"bytes"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,6 +68,43 @@ func TestEmittedPodsPassRestricted(t *testing.T) {
 		}
 		if want := 1 + min(len(d.Migrations), 1); pods != want {
 			t.Errorf("%s: %d emitted pods, want %d", fx, pods, want)
+		}
+	}
+}
+
+// TestMigrateJobTimeouts: the Job's --lock-timeout and --statement-timeout
+// carry the contract's database.migrations, in a form its flags (Go
+// durations) read back exactly.
+func TestMigrateJobTimeouts(t *testing.T) {
+	d, problems := validate.LoadDeclaration(filepath.Join("..", "..", "fixtures", "citation"))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	tests := []struct {
+		lock, stmt string // in the contract
+		want       []string
+	}{
+		{"5s", "5m", []string{"--lock-timeout", "5s", "--statement-timeout", "300s"}},
+		{"250ms", "0", []string{"--lock-timeout", "250ms", "--statement-timeout", "0"}},
+		{"1m30s", "1500ms", []string{"--lock-timeout", "90s", "--statement-timeout", "1500ms"}},
+	}
+	for _, tt := range tests {
+		raw := bytes.Replace(validate.ExampleContract, []byte("lockTimeout: 5s\n    statementTimeout: 5m\n"),
+			[]byte("lockTimeout: "+tt.lock+"\n    statementTimeout: "+tt.stmt+"\n"), 1)
+		c, problems := validate.ParseContract("contract.yaml", raw)
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		args := (&emitter{d: d, c: c}).migrateJob("cm").Spec.Template.Spec.Containers[0].Args
+		i := slices.Index(args, "--lock-timeout")
+		if i < 0 || !slices.Equal(args[i:i+4], tt.want) {
+			t.Errorf("%s/%s: args %q, want %q", tt.lock, tt.stmt, args, tt.want)
+			continue
+		}
+		for j, want := range []time.Duration{c.DB.Migrations.LockTimeout, c.DB.Migrations.StatementTimeout} {
+			if got, err := time.ParseDuration(args[i+1+2*j]); err != nil || got != want {
+				t.Errorf("%s reads back as %v (%v), want %v", args[i+1+2*j], got, err, want)
+			}
 		}
 	}
 }

@@ -1,7 +1,8 @@
 -- codeloc:no-transaction
--- Plain-SQL twin of fixtures/citation/migrations/001-researchers-hnsw.sql
--- (Debian 12 has no pgvector): a real[] embedding and a btree index built
--- CONCURRENTLY, which needs to run outside a transaction.
+-- Plain-SQL twin of fixtures/citation/migrations/001-researchers-hnsw.sql,
+-- for the tests that need no pgvector (TestADRMigrationWithPgvector runs the
+-- real one): a real[] embedding and a btree index built CONCURRENTLY, which
+-- needs to run outside a transaction.
 CREATE TABLE IF NOT EXISTS researchers (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     orcid       text UNIQUE,
