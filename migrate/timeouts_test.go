@@ -73,7 +73,7 @@ func TestLockTimeoutNamesTheBlockingSession(t *testing.T) {
 		blocker: []string{"LOCK TABLE t IN ACCESS EXCLUSIVE MODE"},
 		file:    "SELECT 1;\n\nALTER TABLE t ADD COLUMN note text;\n",
 		want: "002-change.sql:3 (statement 2 of 2): ERROR: canceling statement due to lock timeout (SQLSTATE 55P03): " +
-			"waited for a lock longer than lock_timeout 200ms (database.migrations.lockTimeout); blocked by %s; " +
+			"waited for a lock longer than lock_timeout 1s (database.migrations.lockTimeout); blocked by %s; " +
 			"its transaction was rolled back and it is not recorded; find the blocking session by its pid (pg_stat_activity), let it finish or end it, then re-sync; " +
 			"raise database.migrations.lockTimeout only knowingly: every query on the table queues behind a waiting migration",
 	}, {
@@ -81,7 +81,7 @@ func TestLockTimeoutNamesTheBlockingSession(t *testing.T) {
 		blocker: []string{"SELECT id FROM t WHERE id = 1 FOR UPDATE"},
 		file:    "-- codeloc:no-transaction\nCREATE TABLE side (id int);\nUPDATE t SET v = 2 WHERE id = 1;\n",
 		want: "002-change.sql:3 (statement 2 of 2): ERROR: canceling statement due to lock timeout (SQLSTATE 55P03): " +
-			"waited for a lock longer than lock_timeout 200ms (database.migrations.lockTimeout); blocked by %s; " +
+			"waited for a lock longer than lock_timeout 1s (database.migrations.lockTimeout); blocked by %s; " +
 			"it ran outside a transaction: its statements before statement 2 of 2 stay applied and it is not recorded (codeloc_schema_migrations_progress records where it stopped); " +
 			"find the blocking session by its pid (pg_stat_activity), let it finish or end it, then re-sync; " +
 			"raise database.migrations.lockTimeout only knowingly: every query on the table queues behind a waiting migration",
@@ -94,7 +94,7 @@ func TestLockTimeoutNamesTheBlockingSession(t *testing.T) {
 		blocker: []string{"INSERT INTO t VALUES (2, 2)"},
 		file:    "-- codeloc:no-transaction\nCREATE INDEX CONCURRENTLY t_v ON t (v);\n",
 		want: "002-change.sql:2 (statement 1 of 1): ERROR: canceling statement due to lock timeout (SQLSTATE 55P03): " +
-			"waited for a lock longer than lock_timeout 200ms (database.migrations.lockTimeout); blocked by %s; " +
+			"waited for a lock longer than lock_timeout 1s (database.migrations.lockTimeout); blocked by %s; " +
 			"it ran outside a transaction: its statements before statement 1 of 1 stay applied and it is not recorded (codeloc_schema_migrations_progress records where it stopped); " +
 			"it left the INVALID index public.t_v on public.t: DROP INDEX CONCURRENTLY public.t_v before the next run, which refuses to start while it exists; " +
 			"find the blocking session by its pid (pg_stat_activity), let it finish or end it, then re-sync; " +
@@ -111,7 +111,7 @@ func TestLockTimeoutNamesTheBlockingSession(t *testing.T) {
 			_, describe := blockingSession(t, url, tt.blocker...)
 			dir := writeFiles(t, map[string]string{"001-t.sql": setup, "002-change.sql": tt.file})
 
-			r := runTimeouts(t, url, dir, 200*time.Millisecond, time.Minute)
+			r := runTimeouts(t, url, dir, time.Second, time.Minute)
 			if r.err == nil {
 				t.Fatal("the migration did not time out")
 			}
@@ -245,7 +245,7 @@ func TestLockTimeoutAsAnOrdinaryRole(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, limit string
-		want        string // after "lock_timeout 200ms (database.migrations.lockTimeout); "
+		want        string // after "lock_timeout 1s (database.migrations.lockTimeout); "
 	}{
 		{"no stats privilege", "-1", "blocked by pid %d (query_start not visible: grant pg_read_all_stats to the migration's role to see it); "},
 		{"no second session", "1", "blocking sessions unknown: no second session to look at them: failed to connect to "},
@@ -273,12 +273,12 @@ func TestLockTimeoutAsAnOrdinaryRole(t *testing.T) {
 			u.User = neturl.UserPassword(role, password)
 			dir := writeFiles(t, map[string]string{"001-change.sql": "ALTER TABLE t ADD COLUMN note text;\n"})
 
-			r := runTimeouts(t, u.String(), dir, 200*time.Millisecond, time.Minute)
+			r := runTimeouts(t, u.String(), dir, time.Second, time.Minute)
 			if r.err == nil {
 				t.Fatal("the migration did not time out")
 			}
 			prefix := "001-change.sql:1 (statement 1 of 1): ERROR: canceling statement due to lock timeout (SQLSTATE 55P03): " +
-				"waited for a lock longer than lock_timeout 200ms (database.migrations.lockTimeout); "
+				"waited for a lock longer than lock_timeout 1s (database.migrations.lockTimeout); "
 			want := prefix + tt.want
 			if strings.Contains(want, "%d") {
 				want = fmt.Sprintf(want, pid)
