@@ -21,6 +21,7 @@ codeloc=${CODELOC_BIN:-$work/codeloc}
 [ -n "${CODELOC_BIN:-}" ] || CGO_ENABLED=0 go build -trimpath -o "$codeloc" ./cmd/codeloc
 kustomize=$(bash .ci/tools.sh kustomize | tail -n1)/kustomize
 limit=${KUSTOMIZE_LIMIT:-20}
+deployment=$(awk '/^kind: Deployment/ { d = 1 } d && /^  name:/ { print $2; exit }' fixtures/mediawatch/deployment.yaml)
 
 # laughs LEVELS HEADER: a bomb of LEVELS levels after HEADER; LEVELS
 # "cycle": an alias inside its own anchor.
@@ -49,7 +50,9 @@ code_location() {
 		sed -i 's/^resources:$/resources:\n  - lol.yaml/' "$dir/kustomization.yaml"
 		;;
 	patch)
-		laughs "$levels" $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mediawatch-dagster\n' >"$dir/patch.yaml"
+		# The patch names the fixture's Deployment, so that kustomize
+		# applies it rather than stopping at a patch that matches nothing.
+		laughs "$levels" $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: '"$deployment"$'\n' >"$dir/patch.yaml"
 		printf 'patches:\n  - path: patch.yaml\n' >>"$dir/kustomization.yaml"
 		;;
 	generator)
