@@ -18,6 +18,7 @@ targets=(
 	"./validate FuzzParseContract"
 	"./plugin FuzzFromEnviron"
 	"./render FuzzRender"
+	"./render/policy FuzzContainerContext"
 )
 [ $# -eq 2 ] && targets=("$1 $2")
 OUT=${OUT:-_out/fuzz}

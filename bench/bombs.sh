@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # YAML alias bombs ("billion laughs", 9 aliases a level) of 6 and 8 levels,
+# and an alias inside its own anchor (a cycle: `&l0 ["lol", *l0]`, which
+# kyaml expands until the goroutine's stack overflows and the process dies),
 # each in a resource, a patch and a configMapGenerator source file of a copy
 # of fixtures/mediawatch, rendered by `codeloc render` and by `kustomize
 # build` (v5.4.3, .ci/tools.sh) for comparison. Prints each one's exit code,
@@ -19,10 +21,16 @@ codeloc=${CODELOC_BIN:-$work/codeloc}
 [ -n "${CODELOC_BIN:-}" ] || CGO_ENABLED=0 go build -trimpath -o "$codeloc" ./cmd/codeloc
 kustomize=$(bash .ci/tools.sh kustomize | tail -n1)/kustomize
 limit=${KUSTOMIZE_LIMIT:-20}
+deployment=$(awk '/^kind: Deployment/ { d = 1 } d && /^  name:/ { print $2; exit }' fixtures/mediawatch/deployment.yaml)
 
-# laughs LEVELS HEADER: a bomb of LEVELS levels after HEADER.
+# laughs LEVELS HEADER: a bomb of LEVELS levels after HEADER; LEVELS
+# "cycle": an alias inside its own anchor.
 laughs() {
 	printf '%s' "$2"
+	if [ "$1" = cycle ]; then
+		echo 'l0: &l0 ["lol", *l0]'
+		return
+	fi
 	echo 'l0: &l0 ["lol"]'
 	local i j refs
 	for ((i = 1; i <= $1; i++)); do
@@ -42,7 +50,9 @@ code_location() {
 		sed -i 's/^resources:$/resources:\n  - lol.yaml/' "$dir/kustomization.yaml"
 		;;
 	patch)
-		laughs "$levels" $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mediawatch-dagster\n' >"$dir/patch.yaml"
+		# The patch names the fixture's Deployment, so that kustomize
+		# applies it rather than stopping at a patch that matches nothing.
+		laughs "$levels" $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: '"$deployment"$'\n' >"$dir/patch.yaml"
 		printf 'patches:\n  - path: patch.yaml\n' >>"$dir/kustomization.yaml"
 		;;
 	generator)
@@ -66,12 +76,14 @@ measure() {
 echo "| case | exit | wall | peak RSS | first line |"
 echo "|---|---|---|---|---|"
 for where in resource patch generator; do
-	for levels in 6 8; do
+	for levels in 6 8 cycle; do
 		dir=$work/$where-$levels
 		code_location "$dir" "$where" "$levels"
-		measure "codeloc, $levels levels in a $where" "$codeloc" render "$dir"
+		what="$levels levels"
+		[ "$levels" != cycle ] || what="an alias cycle"
+		measure "codeloc, $what in a $where" "$codeloc" render "$dir"
 		if [ -z "${SKIP_KUSTOMIZE:-}" ]; then
-			measure "kustomize, $levels levels in a $where" timeout "$limit" \
+			measure "kustomize, $what in a $where" timeout "$limit" \
 				bash -c 'ulimit -v 4194304; exec "$0" build "$1"' "$kustomize" "$dir"
 		fi
 	done

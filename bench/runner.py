@@ -95,15 +95,15 @@ def main():
         rss = [r[2] / 1024 for r in rows]
         summary[label] = {
             "runs": len(rows),
-            "cpu_mean": statistics.fmean(cpu), "cpu_median": statistics.median(cpu),
+            "cpu_mean": statistics.fmean(cpu), "cpu_median": statistics.median(cpu), "cpu_min": min(cpu),
             "cpu_p10": pct(cpu, 0.1), "cpu_p90": pct(cpu, 0.9),
             "wall_median": statistics.median(wall),
             "rss_median": statistics.median(rss), "rss_max": max(rss),
         }
-    print("%-10s %5s %9s %9s %9s %9s %10s %9s %9s" % ("", "runs", "cpu mean", "median", "p10", "p90", "wall med", "RSS med", "RSS max"))
+    print("%-10s %5s %9s %9s %9s %9s %9s %10s %9s %9s" % ("", "runs", "cpu mean", "median", "min", "p10", "p90", "wall med", "RSS med", "RSS max"))
     for label, v in summary.items():
-        print("%-10s %5d %7.1fms %7.1fms %7.1fms %7.1fms %8.1fms %5.1fMiB %5.1fMiB" % (
-            label, v["runs"], v["cpu_mean"] * 1e3, v["cpu_median"] * 1e3, v["cpu_p10"] * 1e3,
+        print("%-10s %5d %7.1fms %7.1fms %7.1fms %7.1fms %7.1fms %8.1fms %5.1fMiB %5.1fMiB" % (
+            label, v["runs"], v["cpu_mean"] * 1e3, v["cpu_median"] * 1e3, v["cpu_min"] * 1e3, v["cpu_p10"] * 1e3,
             v["cpu_p90"] * 1e3, v["wall_median"] * 1e3, v["rss_median"], v["rss_max"]))
     if len(cmds) >= 2:
         a0, b0 = summary[cmds[0][0]], summary[cmds[1][0]]

@@ -23,7 +23,7 @@ const migrations = 100
 
 func main() {
 	out := flag.String("out", "", "the folder to write the repos under (required)")
-	sizes := flag.String("sizes", "100,1000,5000", "comma-separated sizes, in objects (multiples of 4)")
+	sizes := flag.String("sizes", "100,1000,5000", "comma-separated sizes, in objects (at least 4 each)")
 	flag.Parse()
 	if err := run(*out, *sizes); err != nil {
 		fmt.Fprintln(os.Stderr, "genrepos:", err)

@@ -13,11 +13,14 @@ import (
 )
 
 // Kinds is the number of object kinds a generated repo holds in equal
-// numbers: its size in objects is a positive multiple of it.
+// numbers (the first kinds one more when the size is not a multiple of
+// it): its size in objects is at least Kinds.
 const Kinds = 4
 
 // kinds are the generated object kinds, one file each; the generated
-// repo holds objects/len(kinds) of each.
+// repo holds objects/len(kinds) of each, and one more of the first
+// objects%len(kinds): ServiceAccounts and ConfigMaps before the
+// Deployments that name them.
 var kinds = [Kinds]struct {
 	file string
 	doc  func(i int) string
@@ -127,14 +130,15 @@ const Revision = "0badc0ffee1234567890abcdef0123456789abcd"
 
 // Write writes into dir a valid code-location "gen" whose kustomize
 // root yields objects objects (ServiceAccounts, ConfigMaps, Services and
-// Deployments in equal numbers, one file per kind, images retagged by the
-// kustomization) and which declares migrations SQL files, a database, its
-// secret, a bucket and a disk, so that every part of Render runs. Each
+// Deployments in equal numbers, give or take one, one file per kind,
+// images retagged by the kustomization) and which declares migrations
+// SQL files, a database, its secret, a bucket and a disk, so that every
+// part of Render runs. Each
 // Deployment requests 1m cpu and 4Mi memory, so that up to 8,000 objects
 // fit the declared 2 cpu and 8Gi.
 func Write(dir string, objects, migrations int) error {
-	if objects < len(kinds) || objects%len(kinds) != 0 {
-		return fmt.Errorf("objects must be a positive multiple of %d, not %d", len(kinds), objects)
+	if objects < len(kinds) {
+		return fmt.Errorf("objects must be at least %d, not %d", len(kinds), objects)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, validate.MigrationsDir), 0o755); err != nil {
 		return err
@@ -142,9 +146,13 @@ func Write(dir string, objects, migrations int) error {
 	files := map[string]string{}
 	var kust strings.Builder
 	kust.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
-	for _, k := range kinds {
+	for j, k := range kinds {
+		n := objects / len(kinds)
+		if j < objects%len(kinds) {
+			n++
+		}
 		var sb strings.Builder
-		for i := range objects / len(kinds) {
+		for i := range n {
 			if i > 0 {
 				sb.WriteString("---\n")
 			}

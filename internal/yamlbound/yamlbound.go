@@ -120,7 +120,7 @@ func Check(data []byte, l Limits) *Exceeded {
 		return e
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	w := walk{limits: l, memo: map[*yaml.Node]expansion{}}
+	w := walk{limits: l, memo: map[*yaml.Node]expansion{}, open: map[*yaml.Node]bool{}}
 	for {
 		var doc yaml.Node
 		if err := dec.Decode(&doc); err != nil {
@@ -139,6 +139,11 @@ func Check(data []byte, l Limits) *Exceeded {
 type expansion struct {
 	nodes int64 // the node and everything under it
 	depth int   // levels, the node's own included
+	// endless: an alias under the node names the node itself or one
+	// above it (`&a [*a]`). The parser builds such a tree without a word;
+	// expanding it never ends (kyaml's DeAnchor recurses until the
+	// goroutine's stack overflows, which kills the process).
+	endless bool
 }
 
 // walk visits each parsed node once, in document order, counting what the
@@ -147,7 +152,8 @@ type expansion struct {
 type walk struct {
 	limits Limits
 	memo   map[*yaml.Node]expansion
-	added  int64 // nodes the aliases met so far add
+	open   map[*yaml.Node]bool // the nodes expand is inside
+	added  int64               // nodes the aliases met so far add
 }
 
 func (w *walk) document(doc *yaml.Node) *Exceeded {
@@ -158,6 +164,11 @@ func (w *walk) visit(n *yaml.Node, depth int) *Exceeded {
 	depth++
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		x := w.expand(n.Alias)
+		if x.endless {
+			return &Exceeded{What: "alias nodes", Limit: w.limits.AliasNodes, Setting: setting(FlagAliasNodes, EnvAliasNodes),
+				Line: n.Line, Column: n.Column,
+				Detail: fmt.Sprintf("alias *%s expands without end (it names a node that holds it)", n.Value)}
+		}
 		w.added += x.nodes
 		if w.added > w.limits.AliasNodes {
 			return &Exceeded{What: "alias nodes", Limit: w.limits.AliasNodes, Setting: setting(FlagAliasNodes, EnvAliasNodes),
@@ -187,12 +198,16 @@ func (w *walk) tooDeep(n *yaml.Node, depth int) *Exceeded {
 
 // expand is what n stands for, aliases expanded, computed once per node:
 // linear in the parsed tree whatever the expansion. Sums saturate, so a
-// bomb of any depth cannot overflow them.
+// bomb of any depth cannot overflow them. A node met again while it is
+// being expanded is a cycle: endless, as is every node that reaches it.
 func (w *walk) expand(n *yaml.Node) expansion {
 	if x, ok := w.memo[n]; ok {
 		return x
 	}
-	w.memo[n] = expansion{nodes: 1, depth: 1} // a cycle, which the parser refuses, would stop here
+	if w.open[n] {
+		return expansion{nodes: 1, depth: 1, endless: true}
+	}
+	w.open[n] = true
 	var x expansion
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		x = w.expand(n.Alias)
@@ -202,8 +217,10 @@ func (w *walk) expand(n *yaml.Node) expansion {
 			cx := w.expand(c)
 			x.nodes = saturatingAdd(x.nodes, cx.nodes)
 			x.depth = max(x.depth, cx.depth+1)
+			x.endless = x.endless || cx.endless
 		}
 	}
+	delete(w.open, n)
 	w.memo[n] = x
 	return x
 }

@@ -47,6 +47,10 @@ func TestCheck(t *testing.T) {
 		{"the alias that crosses is reported", laughs(3, 9), small, "alias nodes 8:"},
 		{"a bomb in a second document", "a: 1\n---\n" + laughs(6, 9), Limits{}, "alias nodes 12:"},
 		{"a bomb through merge keys", "a: &a {x: 1, y: 2}\nb: &b {<<: [*a, *a]}\nc: &c {<<: [*b, *b]}\n", Limits{AliasNodes: 5}, "alias nodes 2:"},
+		{"an alias inside its own anchor", "&a [*a]\n", Limits{}, "alias nodes 1:"},
+		{"an alias inside its own anchor, under a key", "data: &a {k: [x, *a]}\n", Limits{}, "alias nodes 1:"},
+		{"a cycle through two anchors", "a: &a [x, &b [y, *a]]\nc: *b\n", Limits{}, "alias nodes 1:"},
+		{"an anchor used beside, not inside, itself", "a: &a [x]\nb: [*a, *a]\n", Limits{}, ""},
 		{"nesting", nested(30), small, "levels of nesting 1:"},
 		{"nesting at the limit", nested(19), small, ""},
 		{"nesting through an alias", "deep: &d " + strings.Repeat("[", 15) + strings.Repeat("]", 15) + "\nx: [[[[[[*d]]]]]]\n", small, "levels of nesting 2:"},
@@ -104,5 +108,18 @@ func BenchmarkCheckBomb(b *testing.B) {
 		if Check(data, Limits{}) == nil {
 			b.Fatal("not refused")
 		}
+	}
+}
+
+// TestCycleSaysWhy: an alias inside its own anchor is refused for what it
+// is, at the alias, not as a count (kyaml would recurse until the stack
+// overflows and the process dies: FuzzRender found it).
+func TestCycleSaysWhy(t *testing.T) {
+	e := Check([]byte("x: 1\ny: &a [b, *a]\n"), Limits{})
+	if e == nil {
+		t.Fatal("no refusal")
+	}
+	if e.Line != 2 || e.Column != 11 || !strings.Contains(e.Error(), "alias *a expands without end") {
+		t.Errorf("Check = %d:%d %q", e.Line, e.Column, e.Error())
 	}
 }

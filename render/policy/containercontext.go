@@ -260,7 +260,11 @@ func (d *contextDecoder) apiObject(v any, path string, dst any) {
 func typeErrorText(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("%s is a JSON %s, not %s", te.Field, te.Value, te.Type.String())
+		field := te.Field
+		if field == "" { // a map's value: json names no field
+			field = "a value"
+		}
+		return fmt.Sprintf("%s is a JSON %s, not %s", field, te.Value, te.Type.String())
 	}
 	return err.Error()
 }

@@ -73,6 +73,8 @@ func TestContainerContext(t *testing.T) {
 			[]string{`container-context-field DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.labels.dagster/code-location: sets label dagster/code-location`}},
 		{"the Job's template", `{"k8s": {"run_k8s_config": {"job_spec_config": {"template": {"spec": {"containers": []}}}}}}`, nil,
 			[]string{`container-context-field DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.job_spec_config.template: sets the run's pods`}},
+		{"a label of the wrong type", `{"k8s": {"labels": {"a": 1}}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.labels: does not decode: a value is a JSON number, not string`}},
 		{"unknown key of the k8s shape", `{"k8s": {"env_secret": ["a"]}}`, nil,
 			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_secret: is not a field`}},
 		{"unknown key of an API object", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"host_netwrok": true}}}}`, nil,

@@ -32,17 +32,26 @@ import (
 type shippedObjects map[schema.GroupResource][]string
 
 // indexShipped indexes the objects that reach the cluster by the resource
-// a Role names them with.
+// a Role names them with, each name once, in the order the root ships
+// them. A set beside the lists keeps it linear in the objects (a list
+// search per object was quadratic: 14 times the work for 4 times the
+// objects, bench/bounded.sh).
 func indexShipped(objs []*yaml.RNode) shippedObjects {
 	shipped := shippedObjects{}
+	seen := map[schema.GroupResource]map[string]bool{}
 	for _, o := range objs {
 		if handledByPolicy(o) {
 			continue
 		}
 		gk := objectGroupKind(o)
 		gr := resourceOf(gk.Group, gk.Kind)
-		if !slices.Contains(shipped[gr], o.GetName()) {
-			shipped[gr] = append(shipped[gr], o.GetName())
+		name := o.GetName()
+		if seen[gr] == nil {
+			seen[gr] = map[string]bool{}
+		}
+		if !seen[gr][name] {
+			seen[gr][name] = true
+			shipped[gr] = append(shipped[gr], name)
 		}
 	}
 	return shipped
