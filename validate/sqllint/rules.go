@@ -38,6 +38,7 @@ const (
 	RuleLockTimeout         = "sql-lock-timeout"
 	CodeSyntax              = "sql-syntax"       // not a rule: always an error
 	CodeAllowWithoutReason  = "sql-allow-reason" // not a rule: always an error
+	CodeAllowUnknownRule    = "sql-allow-rule"   // not a rule: always an error
 )
 
 // Rule is one check a contract can tune.
