@@ -148,14 +148,3 @@ func (l *linter) position(off int) (line, col int) {
 	line, _ = slices.BinarySearch(l.lines, off+1)
 	return line, utf8.RuneCountInString(l.sql[l.lines[line-1]:off]) + 1
 }
-
-// charPosition turns PostgreSQL's 1-based character cursor into a line and
-// column.
-func charPosition(sql string, cursor int) (line, col int) {
-	off := 0
-	for n := 1; n < cursor && off < len(sql); n++ {
-		_, size := utf8.DecodeRuneInString(sql[off:])
-		off += size
-	}
-	return (&linter{sql: sql, lines: lineStarts(sql)}).position(off)
-}

@@ -40,16 +40,16 @@ type Finding struct {
 // finding and nothing else.
 func Lint(sql string, cfg Config) []Finding {
 	tree, scan, err := parse(sql)
+	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[string]bool{},
+		lockTimeout: cfg.LockTimeout > 0}
 	if err != nil {
 		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: err.Error(),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
-		if se, ok := err.(*syntaxError); ok && se.Cursor > 0 {
-			f.Line, f.Column = charPosition(sql, se.Cursor)
+		if se, ok := err.(*syntaxError); ok && se.Offset >= 0 {
+			f.Line, f.Column = l.position(se.Offset)
 		}
 		return []Finding{f}
 	}
-	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[string]bool{},
-		lockTimeout: cfg.LockTimeout > 0}
 	l.readAllows(scan)
 	for _, raw := range tree.GetStmts() {
 		l.statement(raw)

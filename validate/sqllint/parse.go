@@ -3,7 +3,9 @@ package sqllint
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	pgq "github.com/pganalyze/pg_query_go/v6"
 	pgquery "github.com/wasilibs/go-pgquery"
@@ -20,38 +22,127 @@ import (
 // render would see.
 var parseMu sync.Mutex
 
-// syntaxError is PostgreSQL's refusal of the file: its message and the
-// 1-based character position of its cursor (0: none).
+// broken is set once the WebAssembly module trapped: its instance goes
+// back to go-pgquery's pool with its stack pointer left where the trap
+// was, and every later parse in the process would read garbage.
+var broken bool
+
+// MaxDepth bounds how deep the operators of one expression may chain or
+// nest. libpg_query writes its parse tree out recursively, and under
+// wazero a tree about 3,500 levels deep (SELECT 1 + 1 + ... 3,500 times)
+// overflows the call stack, a trap that leaves the instance unusable (see
+// broken). PostgreSQL itself reads much deeper; no migration needs to.
+const MaxDepth = 1000
+
+// syntaxError is PostgreSQL's refusal of the file (or the lint's, past
+// MaxDepth): its message and the byte offset it points at (-1: none).
 type syntaxError struct {
 	Message string
-	Cursor  int
+	Offset  int
 }
 
 func (e *syntaxError) Error() string { return e.Message }
 
-// parse runs PostgreSQL's parser (libpg_query) over sql and its scanner for
-// the comments. A file PostgreSQL refuses is a *syntaxError.
+// parse runs PostgreSQL's scanner and parser (libpg_query) over sql. A file
+// PostgreSQL refuses is a *syntaxError.
 func parse(sql string) (tree *pgq.ParseResult, scan *pgq.ScanResult, err error) {
 	parseMu.Lock()
 	defer parseMu.Unlock()
+	if broken {
+		return nil, nil, &syntaxError{Message: "not read: PostgreSQL's parser broke on an earlier file in this process; restart codeloc", Offset: -1}
+	}
 	defer func() {
-		// The WebAssembly module traps (a panic in go-pgquery) on what
-		// libpg_query does not catch itself; the file is then unreadable,
-		// which is a problem of the file, not a crash of the render.
+		// The module traps (go-pgquery panics) on what libpg_query does
+		// not catch itself; MaxDepth is there so that it does not happen.
 		if r := recover(); r != nil {
-			tree, scan, err = nil, nil, &syntaxError{Message: fmt.Sprintf("PostgreSQL's parser gave up on this file (%v)", r)}
+			broken = true
+			why, _, _ := strings.Cut(strings.TrimPrefix(fmt.Sprint(r), "wasm error: "), "\n")
+			tree, scan, err = nil, nil, &syntaxError{Message: "PostgreSQL's parser gave up on this file (" + cut(why, 80) + ")", Offset: -1}
 		}
 	}()
-	tree, err = pgquery.Parse(sql)
-	if err == nil {
-		scan, err = pgquery.Scan(sql)
+	// The scanner is a loop, safe on any input; a file it refuses goes on
+	// to the parser for PostgreSQL's own message.
+	if scan, err = pgquery.Scan(sql); err == nil {
+		if depth, at := exprDepth(scan); depth > MaxDepth {
+			return nil, nil, &syntaxError{Message: fmt.Sprintf("an expression chains or nests operators more than %d deep, more than the lint reads", MaxDepth), Offset: at}
+		}
 	}
+	tree, err = pgquery.Parse(sql)
 	var pe *parser.Error
 	switch {
 	case errors.As(err, &pe):
-		return nil, nil, &syntaxError{Message: pe.Message, Cursor: pe.Cursorpos}
+		return nil, nil, &syntaxError{Message: pe.Message, Offset: cursorOffset(sql, pe.Cursorpos)}
 	case err != nil: // the parse tree does not decode: nested deeper than protobuf reads
-		return nil, nil, &syntaxError{Message: "the statement is nested too deeply to be read: " + err.Error()}
+		return nil, nil, &syntaxError{Message: "the statement is nested too deeply to be read: " + cut(err.Error(), 80), Offset: -1}
 	}
 	return tree, scan, nil
+}
+
+// depthTokens are the tokens that put what follows one level deeper in
+// the parse tree: operators, casts and the keywords of operator-like
+// constructs.
+var depthTokens = map[pgq.Token]bool{
+	pgq.Token_Op: true, pgq.Token_ASCII_37: true, pgq.Token_ASCII_42: true, pgq.Token_ASCII_43: true,
+	pgq.Token_ASCII_45: true, pgq.Token_ASCII_47: true, pgq.Token_ASCII_60: true, pgq.Token_ASCII_61: true,
+	pgq.Token_ASCII_62: true, pgq.Token_ASCII_94: true, pgq.Token_ASCII_40: true, pgq.Token_TYPECAST: true,
+	pgq.Token_LESS_EQUALS: true, pgq.Token_GREATER_EQUALS: true, pgq.Token_NOT_EQUALS: true, pgq.Token_NOT: true,
+	pgq.Token_IS: true, pgq.Token_ISNULL: true, pgq.Token_NOTNULL: true, pgq.Token_LIKE: true, pgq.Token_ILIKE: true,
+	pgq.Token_SIMILAR: true, pgq.Token_BETWEEN: true, pgq.Token_IN_P: true, pgq.Token_COLLATE: true,
+	pgq.Token_AT: true, pgq.Token_OPERATOR: true,
+}
+
+// exprDepth bounds from above the depth of the deepest expression: per
+// open parenthesis, the operators since the last comma at that level
+// (a comma starts another element of a list, a sibling), summed over the
+// open levels. It returns the bound and the byte offset where it is
+// highest.
+func exprDepth(scan *pgq.ScanResult) (int, int) {
+	levels := []int{0}
+	depth, maxDepth, at := 0, 0, 0
+	for _, t := range scan.GetTokens() {
+		switch tok := t.GetToken(); {
+		case tok == pgq.Token_ASCII_59: // ;
+			levels, depth = levels[:1], 0
+			levels[0] = 0
+		case tok == pgq.Token_ASCII_44: // ,
+			depth -= levels[len(levels)-1]
+			levels[len(levels)-1] = 0
+		case tok == pgq.Token_ASCII_41: // )
+			if len(levels) > 1 {
+				depth -= levels[len(levels)-1]
+				levels = levels[:len(levels)-1]
+			}
+		case depthTokens[tok]:
+			levels[len(levels)-1]++
+			depth++
+			if tok == pgq.Token_ASCII_40 { // ( opens a level, counted in its parent
+				levels = append(levels, 0)
+			}
+			if depth > maxDepth {
+				maxDepth, at = depth, int(t.GetStart())
+			}
+		}
+	}
+	return maxDepth, at
+}
+
+// cursorOffset turns PostgreSQL's 1-based character cursor into a byte
+// offset (-1: no cursor).
+func cursorOffset(sql string, cursor int) int {
+	if cursor <= 0 {
+		return -1
+	}
+	off := 0
+	for n := 1; n < cursor && off < len(sql); n++ {
+		_, size := utf8.DecodeRuneInString(sql[off:])
+		off += size
+	}
+	return off
+}
+
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }
