@@ -75,13 +75,14 @@ func rssKB(t *testing.T) int {
 // compiles libpg_query's WebAssembly with wazero and instantiates it. Each
 // iteration runs a fresh process that lints the ADR's migration ("lint")
 // or nothing ("none", the process's own cost); first-lint-ms is the
-// first Lint call alone, as the child times it; maxRSS-KB is the child's
+// first Lint call alone, as the child times it (wall); process-cpu-ms
+// the child's user+sys CPU; maxRSS-KB is the child's
 // peak resident set, rss-after-gc-KB what it keeps after that (what a
 // long-lived sidecar holds for the parser).
 func BenchmarkStartup(b *testing.B) {
 	for _, mode := range []string{"none", "lint"} {
 		b.Run(mode, func(b *testing.B) {
-			var firstNS, maxRSS, kept float64
+			var firstNS, cpu, maxRSS, kept float64
 			for b.Loop() {
 				cmd := exec.Command(os.Args[0], "-test.run=^TestBenchChild$", "-test.v")
 				cmd.Env = append(os.Environ(), childEnv+"="+mode)
@@ -96,11 +97,13 @@ func BenchmarkStartup(b *testing.B) {
 					}
 				}
 				firstNS += float64(ns)
+				cpu += float64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
 				kept += float64(rss)
 				maxRSS = max(maxRSS, float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss))
 			}
 			n := float64(b.N)
 			b.ReportMetric(firstNS/n/1e6, "first-lint-ms")
+			b.ReportMetric(cpu/n/1e6, "process-cpu-ms")
 			b.ReportMetric(maxRSS, "maxRSS-KB")
 			b.ReportMetric(kept/n, "rss-after-gc-KB")
 		})
