@@ -4,9 +4,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	pgq "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // AllowPrefix starts an opt-out comment: `-- codeloc:allow <rule> <reason>`.
@@ -23,12 +20,12 @@ type allow struct {
 // readAllows finds the opt-out comments among the scanner's tokens (so a
 // comment-looking text inside a string is not one), and reports the
 // malformed ones: no reason, or a rule that does not exist.
-func (l *linter) readAllows(scan *pgq.ScanResult) {
-	for _, tok := range scan.GetTokens() {
-		if tok.GetToken() != pgq.Token_SQL_COMMENT {
+func (l *linter) readAllows(scan []token) {
+	for _, tok := range scan {
+		if tok.kind != tokSQLComment {
 			continue
 		}
-		start, end := int(tok.GetStart()), int(tok.GetEnd())
+		start, end := tok.start, tok.end
 		if start < 0 || end > len(l.sql) || start >= end {
 			continue
 		}
@@ -103,31 +100,6 @@ func quoteShort(s string) string {
 		s = string([]rune(s)[:40]) + "..."
 	}
 	return `"` + s + `"`
-}
-
-// walk calls fn for every function call under n.
-func walk(n *pgq.Node, fn func(*pgq.FuncCall)) {
-	if n == nil {
-		return
-	}
-	var visit func(m protoreflect.Message)
-	visit = func(m protoreflect.Message) {
-		if f, ok := m.Interface().(*pgq.FuncCall); ok {
-			fn(f)
-		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.IsList() && fd.Message() != nil:
-				for i := 0; i < v.List().Len(); i++ {
-					visit(v.List().Get(i).Message())
-				}
-			case fd.Message() != nil && !fd.IsMap():
-				visit(v.Message())
-			}
-			return true
-		})
-	}
-	visit(n.ProtoReflect())
 }
 
 // lineStarts returns the byte offset of each line's start.

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	pgq "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
@@ -51,7 +49,7 @@ func Lint(sql string, cfg Config) []Finding {
 		return []Finding{f}
 	}
 	l.readAllows(scan)
-	for _, raw := range tree.GetStmts() {
+	for _, raw := range tree {
 		l.statement(raw)
 	}
 	slices.SortStableFunc(l.out, func(a, b Finding) int {
@@ -115,17 +113,18 @@ func (l *linter) find(code string, at int, message, hint string) {
 	l.out = append(l.out, f)
 }
 
-func (l *linter) statement(raw *pgq.RawStmt) {
-	loc, end := int(raw.GetStmtLocation()), len(l.sql)
-	if n := int(raw.GetStmtLen()); n > 0 {
-		end = loc + n
+func (l *linter) statement(raw node) {
+	loc, end := raw.int("stmt_location", 0), len(l.sql)
+	if n := raw.int("stmt_len", 0); n > 0 {
+		end = min(loc+n, len(l.sql))
 	}
+	loc = min(max(loc, 0), end)
 	l.start = loc
 	if st := sqltext.Split(l.sql[loc:end]); len(st) > 0 {
 		l.start = loc + st[0].Offset
 	}
 	l.reported = false
-	strong := l.check(raw.GetStmt())
+	strong := l.check(raw["stmt"])
 	if strong != "" && !l.lockTimeout && !l.reported {
 		l.find(RuleLockTimeout, -1, strong+" with no lock_timeout in force: it queues behind any long transaction on the table, and every query on the table queues behind it",
 			"set database.migrations.lockTimeout in the contract, or SET lock_timeout = '5s' earlier in the file, so that a blocked migration fails fast and Argo CD retries it")
@@ -135,33 +134,34 @@ func (l *linter) statement(raw *pgq.RawStmt) {
 // check applies the rules to one statement; it returns what strong lock
 // the statement takes on an existing table ("" for none), for the
 // lock_timeout rule.
-func (l *linter) check(n *pgq.Node) string {
-	switch {
-	case n.GetIndexStmt() != nil:
-		return l.createIndex(n.GetIndexStmt())
-	case n.GetDropStmt() != nil:
-		return l.drop(n.GetDropStmt())
-	case n.GetReindexStmt() != nil:
-		return l.reindex(n.GetReindexStmt())
-	case n.GetAlterTableStmt() != nil:
-		return l.alterTable(n.GetAlterTableStmt())
-	case n.GetRenameStmt() != nil:
-		return l.rename(n.GetRenameStmt())
-	case n.GetTransactionStmt() != nil:
+func (l *linter) check(stmt any) string {
+	k, n := kind(stmt)
+	switch k {
+	case "IndexStmt":
+		return l.createIndex(n)
+	case "DropStmt":
+		return l.drop(n)
+	case "ReindexStmt":
+		return l.reindex(n)
+	case "AlterTableStmt":
+		return l.alterTable(n)
+	case "RenameStmt":
+		return l.rename(n)
+	case "TransactionStmt":
 		l.find(RuleTransactionControl, -1, "a transaction command inside a migration: the runner already runs each file in a transaction of its own, and a COMMIT here ends it early, so that a failure after it leaves the file half applied",
 			"remove it: each file is one transaction; a file that must run outside one starts with the line -- codeloc:no-transaction")
-	case n.GetVariableSetStmt() != nil:
-		l.setVariable(n.GetVariableSetStmt())
-	case n.GetCreateStmt() != nil:
-		l.created[n.GetCreateStmt().GetRelation().GetRelname()] = true
-	case n.GetCreateTableAsStmt() != nil:
-		l.created[n.GetCreateTableAsStmt().GetInto().GetRel().GetRelname()] = true
-	case n.GetTruncateStmt() != nil:
+	case "VariableSetStmt":
+		l.setVariable(n)
+	case "CreateStmt":
+		l.created[n.get("relation").str("relname")] = true
+	case "CreateTableAsStmt":
+		l.created[n.get("into").get("rel").str("relname")] = true
+	case "TruncateStmt":
 		return "TRUNCATE takes an ACCESS EXCLUSIVE lock"
-	case n.GetLockStmt() != nil:
+	case "LockStmt":
 		return "LOCK TABLE takes a strong lock"
-	case n.GetCreateTrigStmt() != nil:
-		if !l.created[n.GetCreateTrigStmt().GetRelation().GetRelname()] {
+	case "CreateTrigStmt":
+		if !l.created[n.get("relation").str("relname")] {
 			return "CREATE TRIGGER takes a SHARE ROW EXCLUSIVE lock"
 		}
 	}
@@ -170,12 +170,12 @@ func (l *linter) check(n *pgq.Node) string {
 
 const noTxHint = "in a file whose first line is -- codeloc:no-transaction"
 
-func (l *linter) createIndex(s *pgq.IndexStmt) string {
-	table := s.GetRelation().GetRelname()
-	if s.GetIdxname() != "" {
-		l.created[s.GetIdxname()] = true
+func (l *linter) createIndex(s node) string {
+	table := s.get("relation").str("relname")
+	if name := s.str("idxname"); name != "" {
+		l.created[name] = true
 	}
-	if s.GetConcurrent() {
+	if s.bool("concurrent") {
 		l.concurrentlyInTx("CREATE INDEX CONCURRENTLY")
 		return ""
 	}
@@ -194,27 +194,24 @@ func (l *linter) concurrentlyInTx(what string) {
 	}
 }
 
-func (l *linter) drop(s *pgq.DropStmt) string {
-	switch s.GetRemoveType() {
-	case pgq.ObjectType_OBJECT_INDEX:
-		if s.GetConcurrent() {
+func (l *linter) drop(s node) string {
+	switch what := s.str("removeType"); what {
+	case "OBJECT_INDEX":
+		if s.bool("concurrent") {
 			l.concurrentlyInTx("DROP INDEX CONCURRENTLY")
 			return ""
 		}
-		if l.allCreated(s.GetObjects()) {
+		if l.allCreated(s.list("objects")) {
 			return ""
 		}
 		l.find(RuleIndexBlocking, -1, "DROP INDEX takes an ACCESS EXCLUSIVE lock on the index's table: every query on the table waits for it",
 			"drop it with DROP INDEX CONCURRENTLY "+noTxHint)
 		return "DROP INDEX takes an ACCESS EXCLUSIVE lock"
-	case pgq.ObjectType_OBJECT_TABLE, pgq.ObjectType_OBJECT_SCHEMA:
-		if l.allCreated(s.GetObjects()) {
+	case "OBJECT_TABLE", "OBJECT_SCHEMA":
+		if l.allCreated(s.list("objects")) {
 			return ""
 		}
-		what := "DROP TABLE"
-		if s.GetRemoveType() == pgq.ObjectType_OBJECT_SCHEMA {
-			what = "DROP SCHEMA"
-		}
+		what = "DROP " + what[len("OBJECT_"):]
 		l.find(RuleDrop, -1, what+": the previous revision's pods still use it while the rollout runs, and its data is gone for good",
 			"stop using it in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
 		return what + " takes an ACCESS EXCLUSIVE lock"
@@ -224,22 +221,22 @@ func (l *linter) drop(s *pgq.DropStmt) string {
 
 // allCreated reports whether every object a DROP names was created by the
 // file itself (its last name, as the file wrote it).
-func (l *linter) allCreated(objects []*pgq.Node) bool {
+func (l *linter) allCreated(objects []any) bool {
 	for _, o := range objects {
-		items := o.GetList().GetItems()
-		if len(items) == 0 {
-			items = []*pgq.Node{o}
+		items := []any{o}
+		if list := is(o, "List"); list != nil {
+			items = list.list("items")
 		}
-		if !l.created[items[len(items)-1].GetString_().GetSval()] {
+		if len(items) == 0 || !l.created[is(items[len(items)-1], "String").str("sval")] {
 			return false
 		}
 	}
 	return len(objects) > 0
 }
 
-func (l *linter) reindex(s *pgq.ReindexStmt) string {
-	for _, p := range s.GetParams() {
-		if d := p.GetDefElem(); d != nil && d.GetDefname() == "concurrently" && defBool(d) {
+func (l *linter) reindex(s node) string {
+	for _, p := range s.list("params") {
+		if d := is(p, "DefElem"); d != nil && d.str("defname") == "concurrently" && defBool(d) {
 			l.concurrentlyInTx("REINDEX CONCURRENTLY")
 			return ""
 		}
@@ -250,9 +247,9 @@ func (l *linter) reindex(s *pgq.ReindexStmt) string {
 }
 
 // defBool reads a DefElem option's boolean: no argument is true.
-func defBool(d *pgq.DefElem) bool {
-	arg := d.GetArg()
-	if arg == nil {
+func defBool(d node) bool {
+	arg, ok := d["arg"]
+	if !ok {
 		return true
 	}
 	switch v := strings.ToLower(constString(arg)); v {
@@ -262,18 +259,18 @@ func defBool(d *pgq.DefElem) bool {
 	return true
 }
 
-func (l *linter) alterTable(s *pgq.AlterTableStmt) string {
-	table := s.GetRelation().GetRelname()
-	if s.GetObjtype() != pgq.ObjectType_OBJECT_TABLE || l.created[table] {
+func (l *linter) alterTable(s node) string {
+	table := s.get("relation").str("relname")
+	if s.str("objtype") != "OBJECT_TABLE" || l.created[table] {
 		return ""
 	}
 	strong := ""
-	for _, c := range s.GetCmds() {
-		cmd := c.GetAlterTableCmd()
+	for _, c := range s.list("cmds") {
+		cmd := is(c, "AlterTableCmd")
 		if cmd == nil {
 			continue
 		}
-		if cmd.GetSubtype() != pgq.AlterTableType_AT_ValidateConstraint {
+		if cmd.str("subtype") != "AT_ValidateConstraint" {
 			strong = "ALTER TABLE takes an ACCESS EXCLUSIVE lock"
 		}
 		l.alterCmd(table, cmd)
@@ -281,21 +278,22 @@ func (l *linter) alterTable(s *pgq.AlterTableStmt) string {
 	return strong
 }
 
-func (l *linter) alterCmd(table string, cmd *pgq.AlterTableCmd) {
-	switch cmd.GetSubtype() {
-	case pgq.AlterTableType_AT_AddColumn:
-		l.addColumn(table, cmd.GetDef().GetColumnDef())
-	case pgq.AlterTableType_AT_AlterColumnType:
-		l.find(RuleColumnTypeChange, l.nodeAt(cmd.GetDef().GetColumnDef().GetLocation()),
-			fmt.Sprintf("ALTER COLUMN %q TYPE rewrites the table %q and its indexes under an ACCESS EXCLUSIVE lock (every type change but a few binary-compatible ones)", cmd.GetName(), table),
+func (l *linter) alterCmd(table string, cmd node) {
+	name := cmd.str("name")
+	switch cmd.str("subtype") {
+	case "AT_AddColumn":
+		l.addColumn(table, is(cmd["def"], "ColumnDef"))
+	case "AT_AlterColumnType":
+		l.find(RuleColumnTypeChange, l.nodeAt(is(cmd["def"], "ColumnDef").location()),
+			fmt.Sprintf("ALTER COLUMN %q TYPE rewrites the table %q and its indexes under an ACCESS EXCLUSIVE lock (every type change but a few binary-compatible ones)", name, table),
 			"add a column of the new type, backfill it in batches, switch the code to it, and drop the old column in a later revision")
-	case pgq.AlterTableType_AT_SetNotNull:
-		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock", cmd.GetName(), table),
+	case "AT_SetNotNull":
+		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock", name, table),
 			"ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID, then VALIDATE CONSTRAINT in a later statement, then SET NOT NULL, which uses the validated constraint and skips the scan")
-	case pgq.AlterTableType_AT_AddConstraint:
-		l.addConstraint(table, cmd.GetDef().GetConstraint())
-	case pgq.AlterTableType_AT_DropColumn:
-		l.find(RuleDrop, -1, fmt.Sprintf("DROP COLUMN %q: the previous revision's pods still read and write it while the rollout runs, and its data is gone for good", cmd.GetName()),
+	case "AT_AddConstraint":
+		l.addConstraint(table, is(cmd["def"], "Constraint"))
+	case "AT_DropColumn":
+		l.find(RuleDrop, -1, fmt.Sprintf("DROP COLUMN %q: the previous revision's pods still read and write it while the rollout runs, and its data is gone for good", name),
 			"stop using the column in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
 	}
 }
@@ -313,57 +311,61 @@ var volatile = map[string]bool{
 // serial types are integer columns with a nextval() default.
 var serial = map[string]bool{"serial": true, "serial4": true, "bigserial": true, "serial8": true, "smallserial": true, "serial2": true}
 
-func (l *linter) addColumn(table string, col *pgq.ColumnDef) {
+func (l *linter) addColumn(table string, col node) {
 	if col == nil {
 		return
 	}
-	at := l.nodeAt(col.GetLocation())
+	colname := col.str("colname")
+	at := l.nodeAt(col.location())
 	var notNull, hasDefault bool
-	for _, cn := range col.GetConstraints() {
-		c := cn.GetConstraint()
-		switch c.GetContype() {
-		case pgq.ConstrType_CONSTR_NOTNULL:
+	for _, cn := range col.list("constraints") {
+		c := is(cn, "Constraint")
+		switch c.str("contype") {
+		case "CONSTR_NOTNULL":
 			notNull = true
-		case pgq.ConstrType_CONSTR_DEFAULT:
+		case "CONSTR_DEFAULT":
 			hasDefault = true
-			if fn := volatileCall(c.GetRawExpr()); fn != "" {
-				l.find(RuleVolatileDefault, l.nodeAt(c.GetLocation()),
-					fmt.Sprintf("ADD COLUMN %q with the volatile default %s(): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", col.GetColname(), fn, table),
+			if fn := volatileCall(c["raw_expr"]); fn != "" {
+				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
+					fmt.Sprintf("ADD COLUMN %q with the volatile default %s(): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
 					"add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows only), and backfill the existing rows in batches")
 			}
-		case pgq.ConstrType_CONSTR_IDENTITY, pgq.ConstrType_CONSTR_GENERATED:
+		case "CONSTR_IDENTITY", "CONSTR_GENERATED":
 			hasDefault = true
-			l.find(RuleVolatileDefault, l.nodeAt(c.GetLocation()),
-				fmt.Sprintf("ADD COLUMN %q as an identity or stored generated column: PostgreSQL computes it for every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", col.GetColname(), table),
+			l.find(RuleVolatileDefault, l.nodeAt(c.location()),
+				fmt.Sprintf("ADD COLUMN %q as an identity or stored generated column: PostgreSQL computes it for every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", colname, table),
 				"add a plain nullable column, backfill it in batches, then attach the sequence or the trigger that fills it")
-		case pgq.ConstrType_CONSTR_PRIMARY, pgq.ConstrType_CONSTR_UNIQUE:
-			l.uniqueConstraint(table, l.nodeAt(c.GetLocation()))
-		case pgq.ConstrType_CONSTR_CHECK, pgq.ConstrType_CONSTR_FOREIGN:
-			if !c.GetSkipValidation() {
-				l.constraintValidated(table, l.nodeAt(c.GetLocation()))
+		case "CONSTR_PRIMARY", "CONSTR_UNIQUE":
+			l.uniqueConstraint(table, l.nodeAt(c.location()))
+		case "CONSTR_CHECK", "CONSTR_FOREIGN":
+			if !c.bool("skip_validation") {
+				l.constraintValidated(table, l.nodeAt(c.location()))
 			}
 		}
 	}
-	if tn := col.GetTypeName(); len(tn.GetNames()) > 0 && serial[tn.GetNames()[len(tn.GetNames())-1].GetString_().GetSval()] {
+	if names := col.get("typeName").list("names"); len(names) > 0 && serial[is(names[len(names)-1], "String").str("sval")] {
 		hasDefault = true
 		l.find(RuleVolatileDefault, at,
-			fmt.Sprintf("ADD COLUMN %q of a serial type: its default nextval() is volatile, so PostgreSQL numbers every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", col.GetColname(), table),
+			fmt.Sprintf("ADD COLUMN %q of a serial type: its default nextval() is volatile, so PostgreSQL numbers every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", colname, table),
 			"add a plain nullable integer column, backfill it in batches, then attach a sequence with ALTER COLUMN ... SET DEFAULT nextval(...)")
 	}
 	if notNull && !hasDefault {
 		l.find(RuleAddColumnNotNull, at,
-			fmt.Sprintf("ADD COLUMN %q NOT NULL without a default fails on a table %q that has rows, and the running revision's INSERTs do not set it", col.GetColname(), table),
+			fmt.Sprintf("ADD COLUMN %q NOT NULL without a default fails on a table %q that has rows, and the running revision's INSERTs do not set it", colname, table),
 			"add it nullable (or NOT NULL with a constant DEFAULT), backfill, then add the NOT NULL in a later revision")
 	}
 }
 
 // volatileCall returns the name of a known-volatile function the
 // expression calls, or "".
-func volatileCall(n *pgq.Node) string {
+func volatileCall(expr any) string {
 	found := ""
-	walk(n, func(f *pgq.FuncCall) {
-		if names := f.GetFuncname(); found == "" && len(names) > 0 {
-			if name := names[len(names)-1].GetString_().GetSval(); volatile[name] {
+	walk(expr, func(k string, n node) {
+		if k != "FuncCall" || found != "" {
+			return
+		}
+		if names := n.list("funcname"); len(names) > 0 {
+			if name := is(names[len(names)-1], "String").str("sval"); volatile[name] {
 				found = name
 			}
 		}
@@ -371,15 +373,32 @@ func volatileCall(n *pgq.Node) string {
 	return found
 }
 
-func (l *linter) addConstraint(table string, c *pgq.Constraint) {
-	at := l.nodeAt(c.GetLocation())
-	switch c.GetContype() {
-	case pgq.ConstrType_CONSTR_CHECK, pgq.ConstrType_CONSTR_FOREIGN:
-		if !c.GetSkipValidation() {
+// walk calls fn for every wrapped node under v, to any depth.
+func walk(v any, fn func(kind string, n node)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			if n, ok := inner.(map[string]any); ok && len(k) > 0 && k[0] >= 'A' && k[0] <= 'Z' {
+				fn(k, n)
+			}
+			walk(inner, fn)
+		}
+	case []any:
+		for _, item := range v {
+			walk(item, fn)
+		}
+	}
+}
+
+func (l *linter) addConstraint(table string, c node) {
+	at := l.nodeAt(c.location())
+	switch c.str("contype") {
+	case "CONSTR_CHECK", "CONSTR_FOREIGN":
+		if !c.bool("skip_validation") {
 			l.constraintValidated(table, at)
 		}
-	case pgq.ConstrType_CONSTR_PRIMARY, pgq.ConstrType_CONSTR_UNIQUE, pgq.ConstrType_CONSTR_EXCLUSION:
-		if c.GetIndexname() == "" {
+	case "CONSTR_PRIMARY", "CONSTR_UNIQUE", "CONSTR_EXCLUSION":
+		if c.str("indexname") == "" {
 			l.uniqueConstraint(table, at)
 		}
 	}
@@ -397,34 +416,35 @@ func (l *linter) uniqueConstraint(table string, at int) {
 		"CREATE UNIQUE INDEX CONCURRENTLY in a no-transaction file, then ALTER TABLE ... ADD CONSTRAINT ... UNIQUE USING INDEX (or PRIMARY KEY USING INDEX)")
 }
 
-func (l *linter) rename(s *pgq.RenameStmt) string {
-	table := s.GetRelation().GetRelname()
+func (l *linter) rename(s node) string {
+	rel := s.get("relation")
+	table := rel.str("relname")
 	if l.created[table] {
 		return ""
 	}
-	switch s.GetRenameType() {
-	case pgq.ObjectType_OBJECT_TABLE:
-		l.find(RuleRename, -1, fmt.Sprintf("renaming the table %q to %q: the previous revision's pods still query the old name while the rollout runs", table, s.GetNewname()),
+	switch s.str("renameType") {
+	case "OBJECT_TABLE":
+		l.find(RuleRename, -1, fmt.Sprintf("renaming the table %q to %q: the previous revision's pods still query the old name while the rollout runs", table, s.str("newname")),
 			"create the new table (or a view named as the new one), move the code to it, and drop the old name in a later revision")
-	case pgq.ObjectType_OBJECT_COLUMN:
-		l.find(RuleRename, -1, fmt.Sprintf("renaming the column %q of %q to %q: the previous revision's pods still use the old name while the rollout runs", s.GetSubname(), table, s.GetNewname()),
+	case "OBJECT_COLUMN":
+		l.find(RuleRename, -1, fmt.Sprintf("renaming the column %q of %q to %q: the previous revision's pods still use the old name while the rollout runs", s.str("subname"), table, s.str("newname")),
 			"add the new column, write both from the code, backfill, and drop the old one in a later revision")
 	}
-	if s.GetRelation() != nil {
+	if rel != nil {
 		return "ALTER ... RENAME takes an ACCESS EXCLUSIVE lock"
 	}
 	return ""
 }
 
-func (l *linter) setVariable(s *pgq.VariableSetStmt) {
-	if s.GetName() != "lock_timeout" {
+func (l *linter) setVariable(s node) {
+	if s.str("name") != "lock_timeout" {
 		return
 	}
-	switch s.GetKind() {
-	case pgq.VariableSetKind_VAR_SET_VALUE:
-		args := s.GetArgs()
+	switch s.str("kind") {
+	case "VAR_SET_VALUE":
+		args := s.list("args")
 		l.lockTimeout = len(args) > 0 && !zeroSetting(constString(args[0]))
-	case pgq.VariableSetKind_VAR_SET_DEFAULT, pgq.VariableSetKind_VAR_RESET, pgq.VariableSetKind_VAR_RESET_ALL:
+	case "VAR_SET_DEFAULT", "VAR_RESET", "VAR_RESET_ALL":
 		l.lockTimeout = l.cfg.LockTimeout > 0
 	}
 }
@@ -437,32 +457,40 @@ func zeroSetting(v string) bool {
 	return strings.Trim(v, "0.") == "" && v != ""
 }
 
-// constString is an A_Const's value as text.
-func constString(n *pgq.Node) string {
-	c := n.GetAConst()
-	switch {
-	case c == nil:
-		if s := n.GetString_(); s != nil {
-			return s.GetSval()
+// constString is a constant's value as text (libpg_query leaves a zero
+// or an empty value out: {"ival": {}} is 0).
+func constString(v any) string {
+	k, n := kind(v)
+	switch k {
+	case "String":
+		return n.str("sval")
+	case "A_Const":
+		for _, f := range []struct{ key, field string }{{"ival", "ival"}, {"sval", "sval"}, {"fval", "fval"}, {"boolval", "boolval"}} {
+			inner := n.get(f.key)
+			if inner == nil {
+				continue
+			}
+			switch x := inner[f.field].(type) {
+			case nil:
+				if f.key == "ival" {
+					return "0"
+				}
+				return ""
+			case float64:
+				return fmt.Sprint(int64(x))
+			default:
+				return fmt.Sprint(x)
+			}
 		}
-		return ""
-	case c.GetIval() != nil:
-		return fmt.Sprint(c.GetIval().GetIval())
-	case c.GetSval() != nil:
-		return c.GetSval().GetSval()
-	case c.GetFval() != nil:
-		return c.GetFval().GetFval()
-	case c.GetBoolval() != nil:
-		return fmt.Sprint(c.GetBoolval().GetBoolval())
 	}
 	return ""
 }
 
 // nodeAt returns a node's byte offset, or -1 (the statement's start) when
 // libpg_query recorded none.
-func (l *linter) nodeAt(loc int32) int {
-	if loc < 0 || int(loc) < l.start || int(loc) > len(l.sql) {
+func (l *linter) nodeAt(loc int) int {
+	if loc < l.start || loc > len(l.sql) {
 		return -1
 	}
-	return int(loc)
+	return loc
 }

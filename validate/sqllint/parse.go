@@ -7,8 +7,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	pgq "github.com/pganalyze/pg_query_go/v6"
-	pgquery "github.com/wasilibs/go-pgquery"
 	"github.com/wasilibs/go-pgquery/parser"
 )
 
@@ -45,7 +43,7 @@ func (e *syntaxError) Error() string { return e.Message }
 
 // parse runs PostgreSQL's scanner and parser (libpg_query) over sql. A file
 // PostgreSQL refuses is a *syntaxError.
-func parse(sql string) (tree *pgq.ParseResult, scan *pgq.ScanResult, err error) {
+func parse(sql string) (tree []node, scan []token, err error) {
 	parseMu.Lock()
 	defer parseMu.Unlock()
 	if broken {
@@ -62,33 +60,41 @@ func parse(sql string) (tree *pgq.ParseResult, scan *pgq.ScanResult, err error) 
 	}()
 	// The scanner is a loop, safe on any input; a file it refuses goes on
 	// to the parser for PostgreSQL's own message.
-	if scan, err = pgquery.Scan(sql); err == nil {
+	if scan, err = scanSQL(sql); err == nil {
 		if depth, at := exprDepth(scan); depth > MaxDepth {
 			return nil, nil, &syntaxError{Message: fmt.Sprintf("an expression chains or nests operators more than %d deep, more than the lint reads", MaxDepth), Offset: at}
 		}
 	}
-	tree, err = pgquery.Parse(sql)
+	js, err := parser.ParseToJSON(sql)
 	var pe *parser.Error
 	switch {
 	case errors.As(err, &pe):
 		return nil, nil, &syntaxError{Message: pe.Message, Offset: cursorOffset(sql, pe.Cursorpos)}
-	case err != nil: // the parse tree does not decode: nested deeper than protobuf reads
-		return nil, nil, &syntaxError{Message: "the statement is nested too deeply to be read: " + cut(err.Error(), 80), Offset: -1}
+	case err != nil:
+		return nil, nil, &syntaxError{Message: cut(err.Error(), 80), Offset: -1}
+	}
+	if tree, err = parseTree(js); err != nil {
+		return nil, nil, &syntaxError{Message: cut(err.Error(), 80), Offset: -1}
 	}
 	return tree, scan, nil
+}
+
+func scanSQL(sql string) ([]token, error) {
+	b, err := parser.ScanToProtobuf(sql)
+	if err != nil {
+		return nil, err
+	}
+	return scanTokens(b)
 }
 
 // depthTokens are the tokens that put what follows one level deeper in
 // the parse tree: operators, casts and the keywords of operator-like
 // constructs.
-var depthTokens = map[pgq.Token]bool{
-	pgq.Token_Op: true, pgq.Token_ASCII_37: true, pgq.Token_ASCII_42: true, pgq.Token_ASCII_43: true,
-	pgq.Token_ASCII_45: true, pgq.Token_ASCII_47: true, pgq.Token_ASCII_60: true, pgq.Token_ASCII_61: true,
-	pgq.Token_ASCII_62: true, pgq.Token_ASCII_94: true, pgq.Token_ASCII_40: true, pgq.Token_TYPECAST: true,
-	pgq.Token_LESS_EQUALS: true, pgq.Token_GREATER_EQUALS: true, pgq.Token_NOT_EQUALS: true, pgq.Token_NOT: true,
-	pgq.Token_IS: true, pgq.Token_ISNULL: true, pgq.Token_NOTNULL: true, pgq.Token_LIKE: true, pgq.Token_ILIKE: true,
-	pgq.Token_SIMILAR: true, pgq.Token_BETWEEN: true, pgq.Token_IN_P: true, pgq.Token_COLLATE: true,
-	pgq.Token_AT: true, pgq.Token_OPERATOR: true,
+var depthTokens = map[int]bool{
+	tokOp: true, '%': true, '*': true, '+': true, '-': true, '/': true, '<': true, '=': true, '>': true, '^': true,
+	tokOpen: true, tokTypecast: true, tokLessEquals: true, tokGreaterEquals: true, tokNotEquals: true, tokNot: true,
+	tokIs: true, tokIsNull: true, tokNotNull: true, tokLike: true, tokILike: true, tokSimilar: true, tokBetween: true,
+	tokIn: true, tokCollate: true, tokAt: true, tokOperator: true,
 }
 
 // exprDepth bounds from above the depth of the deepest expression: per
@@ -96,30 +102,30 @@ var depthTokens = map[pgq.Token]bool{
 // (a comma starts another element of a list, a sibling), summed over the
 // open levels. It returns the bound and the byte offset where it is
 // highest.
-func exprDepth(scan *pgq.ScanResult) (int, int) {
+func exprDepth(scan []token) (int, int) {
 	levels := []int{0}
 	depth, maxDepth, at := 0, 0, 0
-	for _, t := range scan.GetTokens() {
-		switch tok := t.GetToken(); {
-		case tok == pgq.Token_ASCII_59: // ;
+	for _, t := range scan {
+		switch {
+		case t.kind == tokSemicolon:
 			levels, depth = levels[:1], 0
 			levels[0] = 0
-		case tok == pgq.Token_ASCII_44: // ,
+		case t.kind == tokComma:
 			depth -= levels[len(levels)-1]
 			levels[len(levels)-1] = 0
-		case tok == pgq.Token_ASCII_41: // )
+		case t.kind == tokClose:
 			if len(levels) > 1 {
 				depth -= levels[len(levels)-1]
 				levels = levels[:len(levels)-1]
 			}
-		case depthTokens[tok]:
+		case depthTokens[t.kind]:
 			levels[len(levels)-1]++
 			depth++
-			if tok == pgq.Token_ASCII_40 { // ( opens a level, counted in its parent
+			if t.kind == tokOpen { // ( opens a level, counted in its parent
 				levels = append(levels, 0)
 			}
 			if depth > maxDepth {
-				maxDepth, at = depth, int(t.GetStart())
+				maxDepth, at = depth, t.start
 			}
 		}
 	}
