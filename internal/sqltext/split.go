@@ -171,8 +171,9 @@ func LineAt(file string, offset int, stmt string, pos int) int {
 	return strings.Count(file[:offset+b], "\n") + 1
 }
 
-// NoTransactionMarker, as a migration's exact first line, makes the
-// migration Job run the file outside a transaction, one statement at a time.
+// NoTransactionMarker is the line that, as a migration's exact first line,
+// makes the migration Job run the file outside a transaction, one statement
+// at a time.
 const NoTransactionMarker = "-- codeloc:no-transaction"
 
 // NoTransaction reports whether sql's first line is exactly

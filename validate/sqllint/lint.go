@@ -1,6 +1,7 @@
 package sqllint
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,7 +44,7 @@ func Lint(sql string, cfg Config) []Finding {
 	if err != nil {
 		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: err.Error(),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
-		if se, ok := err.(*syntaxError); ok && se.Offset >= 0 {
+		if se := (*syntaxError)(nil); errors.As(err, &se) && se.Offset >= 0 {
 			f.Line, f.Column = l.position(se.Offset)
 		}
 		return []Finding{f}
