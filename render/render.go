@@ -100,7 +100,9 @@ func Render(req Request) (*Result, error) {
 
 func render(req Request, track bool) (*Result, error) {
 	d, problems := validateRequest(req)
-	if len(problems) > 0 {
+	// The migrations' lint may warn: a warning is reported and fails nothing.
+	errs, warnings := problems.Split()
+	if len(errs) > 0 {
 		return nil, problems.Sorted()
 	}
 	root, p := kustomizeRoot(req.Dir, req.KustomizeRoot)
@@ -109,7 +111,7 @@ func render(req Request, track bool) (*Result, error) {
 	}
 	built := build.Build(req.FS, root, build.Options{Track: track, YAML: req.YAMLLimits, MaxObjects: req.Contract.Limits.Objects})
 	if built.Objects == nil {
-		return nil, built.Problems.Sorted()
+		return nil, append(built.Problems, warnings...).Sorted()
 	}
 	objs := built.Objects
 	if limit := req.Contract.Limits.Objects; limit > 0 && len(objs) > limit {
@@ -118,7 +120,8 @@ func render(req Request, track bool) (*Result, error) {
 	}
 	in := policy.NewContext(d, req.Contract, built.Locator)
 	// The rules read the objects as built; the edits follow.
-	errs, warnings := slices.Concat(built.Problems, policy.Check(in, objs)).Split()
+	errs, checked := slices.Concat(built.Problems, policy.Check(in, objs)).Split()
+	warnings = append(warnings, checked...)
 	if len(errs) > 0 {
 		return nil, append(errs, warnings...).Sorted()
 	}
@@ -154,6 +157,7 @@ func validateRequest(req Request) (*validate.Declaration, validate.Problems) {
 		return d, problems
 	}
 	problems = append(problems, validate.Check(d, req.Contract)...)
+	problems = append(problems, validate.LintMigrations(d, req.Contract)...)
 	if req.Namespace != "" && req.Namespace != req.Contract.Namespace {
 		problems = append(problems, validate.Problem{
 			Code: CodeNamespaceMismatch, Path: "spec.destination.namespace",

@@ -1,5 +1,11 @@
 package validate
 
+import (
+	"slices"
+
+	"github.com/codeloc/codeloc/validate/sqllint"
+)
+
 // Stable problem codes. They are part of codeloc's interface: tools and
 // people grep for them, so a code is never renamed or reused.
 const (
@@ -99,4 +105,15 @@ var CodeDocs = map[string]string{
 	CodeCodeLocationReserved: "codeLocation is a name codeloc keeps: codeloc, codeloc-<name> (the records), a name ending with -preflight, -migrate, -migrations-<hash>, -reload, -data or -admission (what codeloc emits for every code-location), or app-of-apps (the root Application).",
 	CodeCodeLocationPlatform: "codeLocation equals, or followed by '-' starts, a name of the platform (a contract secret, ConfigMap, ServiceAccount, bucket, database credentials secret, the Dagster workspace ConfigMap or webserver Service, codeloc's install): the code-location would own it.",
 	CodeMigrationNotText:     "A declared migration is not text: it has a NUL byte or bytes that are not UTF-8 (PostgreSQL and the migrations ConfigMap take text only).",
+}
+
+// The migrations' lint names its codes once, in package sqllint.
+func init() {
+	for _, r := range slices.Concat(sqllint.Rules, sqllint.Others) {
+		doc := r.Describe
+		if slices.Contains(sqllint.Rules, r) {
+			doc += " Default: " + string(r.Default) + " (policy.migrations)."
+		}
+		CodeDocs[r.Code] = doc
+	}
 }

@@ -3,11 +3,13 @@ package validate
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/codeloc/codeloc/internal/sqltext"
+	"github.com/codeloc/codeloc/validate/sqllint"
 )
 
 // migrationContent checks what a declared migration holds: text (UTF-8
@@ -64,4 +66,29 @@ func sqlHasStatement(sql string) bool {
 		return r
 	}, sql)
 	return len(sqltext.Split(spaced)) > 0
+}
+
+// LintMigrations reads every declared migration with PostgreSQL's grammar
+// (package sqllint) and reports what would hurt the live database, with the
+// severities of the contract's policy.migrations, at
+// migrations/FILE:LINE:COLUMN. Every declared file is read, applied or not:
+// render cannot know which ones the database already has. Without
+// migrations it costs nothing: the parser starts on the first file.
+func LintMigrations(d *Declaration, c *Contract) Problems {
+	if d == nil || c == nil || len(d.Migrations) == 0 {
+		return nil
+	}
+	cfg := sqllint.Config{Severities: c.Policy.Migrations, LockTimeout: c.DB.Migrations.LockTimeout}
+	dir := filepath.Join(filepath.Dir(d.File), MigrationsDir)
+	var ps Problems
+	for _, m := range d.Migrations {
+		for _, f := range sqllint.Lint(string(m.SQL), cfg) {
+			p := Problem{Code: f.Code, File: filepath.Join(dir, m.Name), Line: f.Line, Column: f.Column, Message: f.Message, Hint: f.Hint}
+			if f.Severity == sqllint.Warning {
+				p.Severity = SeverityWarning
+			}
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }

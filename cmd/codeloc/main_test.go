@@ -12,6 +12,7 @@ import (
 	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 
 	"github.com/codeloc/codeloc/internal/golden"
+	"github.com/codeloc/codeloc/validate"
 )
 
 // runCLI runs the CLI in-process and returns its exit code and outputs.
@@ -112,5 +113,51 @@ func TestSchemaAndContractCommands(t *testing.T) {
 		if code != commands.ExitOK || stdout == "" || stderr != "" {
 			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q", c, code, len(stdout), stderr)
 		}
+	}
+}
+
+// TestRenderMigrationWarnings renders fixtures/citation with a second
+// migration that the contract's policy only warns about and that carries
+// a reasoned opt-out: exit 0, the stream on stdout, one warning line each
+// on stderr.
+func TestRenderMigrationWarnings(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../fixtures/citation")); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "code-location.manifest.yaml")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("migrations: [001-researchers-hnsw.sql]"), []byte("migrations: [001-researchers-hnsw.sql, 002-affiliations.sql]"), 1)
+	sql := "ALTER TABLE researchers ALTER COLUMN affiliation SET NOT NULL;\n" +
+		"-- codeloc:allow sql-drop full_name moved to the people table two revisions ago\n" +
+		"ALTER TABLE researchers DROP COLUMN full_name;\n"
+	contract := strings.Replace(string(validate.ExampleContract), "    sql-set-not-null: error\n", "    sql-set-not-null: warning\n", 1)
+	for name, content := range map[string][]byte{
+		manifest: data,
+		filepath.Join(dir, "migrations", "002-affiliations.sql"): []byte(sql),
+		filepath.Join(dir, "contract.yaml"):                      []byte(contract),
+	} {
+		if err := os.WriteFile(name, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "render", dir, "--contract", filepath.Join(dir, "contract.yaml"))
+	if code != commands.ExitOK || !strings.Contains(stdout, "kind: Deployment") {
+		t.Fatalf("exit %d, %d bytes on stdout; stderr:\n%s", code, len(stdout), stderr)
+	}
+	file := filepath.Join(dir, "migrations", "002-affiliations.sql")
+	want := file + `:1:1: warning: sql-set-not-null: SET NOT NULL on "affiliation" scans the whole table "researchers" under an ACCESS EXCLUSIVE lock (ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID, then VALIDATE CONSTRAINT in a later statement, then SET NOT NULL, which uses the validated constraint and skips the scan)
+` + file + `:3:1: warning: sql-drop: allowed: full_name moved to the people table two revisions ago
+`
+	if diff := cmp.Diff(want, stderr); diff != "" {
+		t.Errorf("stderr (-want +got):\n%s", diff)
+	}
+	// validate says the same, and counts the objects.
+	code, stdout, stderr = runCLI(t, "validate", dir, "--contract", filepath.Join(dir, "contract.yaml"))
+	if code != commands.ExitOK || !strings.Contains(stdout, "citation: valid") || stderr != want {
+		t.Errorf("validate: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -170,3 +170,15 @@ func LineAt(file string, offset int, stmt string, pos int) int {
 	}
 	return strings.Count(file[:offset+b], "\n") + 1
 }
+
+// NoTransactionMarker is the line that, as a migration's exact first line,
+// makes the migration Job run the file outside a transaction, one statement
+// at a time.
+const NoTransactionMarker = "-- codeloc:no-transaction"
+
+// NoTransaction reports whether sql's first line is exactly
+// NoTransactionMarker (a trailing carriage return aside).
+func NoTransaction(sql string) bool {
+	line, _, _ := strings.Cut(sql, "\n")
+	return strings.TrimSuffix(line, "\r") == NoTransactionMarker
+}

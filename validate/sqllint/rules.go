@@ -38,6 +38,7 @@ const (
 	RuleLockTimeout         = "sql-lock-timeout"
 	CodeSyntax              = "sql-syntax"       // not a rule: always an error
 	CodeAllowWithoutReason  = "sql-allow-reason" // not a rule: always an error
+	CodeAllowUnknownRule    = "sql-allow-rule"   // not a rule: always an error
 )
 
 // Rule is one check a contract can tune.
@@ -53,7 +54,7 @@ var Rules = []Rule{
 	{RuleConcurrentlyInTx, Error, "CONCURRENTLY in a file that runs in a transaction, where PostgreSQL refuses it: make `-- codeloc:no-transaction` the file's first line."},
 	{RuleReindexBlocking, Error, "REINDEX without CONCURRENTLY: it blocks writes (and reads through the index) for the whole rebuild."},
 	{RuleAddColumnNotNull, Error, "ADD COLUMN ... NOT NULL without a default on an existing table: it fails on any row, and code still running does not write the column."},
-	{RuleVolatileDefault, Error, "ADD COLUMN with a volatile default (random(), clock_timestamp(), gen_random_uuid(), ...): PostgreSQL rewrites the whole table under an ACCESS EXCLUSIVE lock."},
+	{RuleVolatileDefault, Error, "ADD COLUMN with a volatile default (random(), clock_timestamp(), gen_random_uuid(), nextval() of a serial, an identity or a stored generated column): PostgreSQL rewrites the whole table under an ACCESS EXCLUSIVE lock."},
 	{RuleColumnTypeChange, Error, "ALTER COLUMN ... TYPE: most type changes rewrite the table and its indexes under an ACCESS EXCLUSIVE lock."},
 	{RuleSetNotNull, Error, "SET NOT NULL on an existing column: it scans the whole table under an ACCESS EXCLUSIVE lock (add a CHECK (col IS NOT NULL) NOT VALID constraint, validate it, then set it)."},
 	{RuleConstraintValidated, Error, "A CHECK or FOREIGN KEY constraint added to an existing table without NOT VALID: it scans the table under a lock that blocks writes (add it NOT VALID, then VALIDATE CONSTRAINT)."},
@@ -62,6 +63,13 @@ var Rules = []Rule{
 	{RuleRename, Error, "A table or column renamed: the previous revision's pods still use the old name during the rollout."},
 	{RuleTransactionControl, Error, "BEGIN, COMMIT, ROLLBACK or SAVEPOINT in a file: the migration runner owns the transaction of each file."},
 	{RuleLockTimeout, Warning, "A statement that takes a strong lock runs without lock_timeout (the contract's database.migrations.lockTimeout is 0 and the file sets none): it queues behind a long query and every query queues behind it."},
+}
+
+// Others are the codes that are not rules: always errors, never tuned.
+var Others = []Rule{
+	{CodeSyntax, Error, "A declared migration does not parse with PostgreSQL's grammar (libpg_query): PostgreSQL's own message, at its cursor; or an expression chained or nested deeper than the lint reads."},
+	{CodeAllowWithoutReason, Error, "A `-- codeloc:allow <rule> <reason>` comment gives no reason (or no rule): an opt-out says why the statement is safe here."},
+	{CodeAllowUnknownRule, Error, "A `-- codeloc:allow` comment names a rule the migrations' lint does not have."},
 }
 
 // Defaults returns every rule's default severity.

@@ -1,0 +1,497 @@
+package sqllint
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/codeloc/codeloc/internal/sqltext"
+)
+
+// Config is what the cluster contract says about migrations.
+type Config struct {
+	// Severities gives each rule its severity (policy.migrations); a rule
+	// missing from it has its default.
+	Severities map[string]Severity
+	// LockTimeout is database.migrations.lockTimeout, which the migration
+	// Job sets before each file; 0 sets none.
+	LockTimeout time.Duration
+}
+
+// Finding is one thing the lint says about a file, at a 1-based line and
+// column (in characters).
+type Finding struct {
+	Code     string
+	Severity Severity // Error or Warning
+	// Allowed is the reason of the `-- codeloc:allow` comment that silenced
+	// the rule: the finding is then a warning that says so.
+	Allowed string
+	Line    int
+	Column  int
+	Message string
+	Hint    string
+}
+
+// Lint reads one migration file with PostgreSQL's grammar and returns its
+// findings in file order. A file PostgreSQL refuses yields one sql-syntax
+// finding and nothing else.
+func Lint(sql string, cfg Config) []Finding {
+	tree, scan, err := parse(sql)
+	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[string]bool{},
+		lockTimeout: cfg.LockTimeout > 0}
+	if err != nil {
+		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: err.Error(),
+			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
+		if se := (*syntaxError)(nil); errors.As(err, &se) && se.Offset >= 0 {
+			f.Line, f.Column = l.position(se.Offset)
+		}
+		return []Finding{f}
+	}
+	l.readAllows(scan)
+	for _, raw := range tree {
+		l.statement(raw)
+	}
+	slices.SortStableFunc(l.out, func(a, b Finding) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+	return l.out
+}
+
+// linter is the state of one file's walk.
+type linter struct {
+	sql     string
+	lines   []int // byte offset of each line's start
+	cfg     Config
+	noTx    bool
+	created map[string]bool // tables (and indexes) created by the file itself
+	// lockTimeout: a non-zero lock_timeout is in force (the contract's, or
+	// the file's own SET).
+	lockTimeout bool
+	allows      []allow
+	out         []Finding
+
+	// per statement
+	start    int // byte offset of the statement's first character of code
+	reported bool
+}
+
+func (l *linter) severity(code string) Severity {
+	if s, ok := l.cfg.Severities[code]; ok {
+		return s
+	}
+	for _, r := range Rules {
+		if r.Code == code {
+			return r.Default
+		}
+	}
+	return Error
+}
+
+// find records a finding of rule code at byte offset at (-1: the statement's
+// start), unless the contract turns the rule off or an allow comment
+// covers the statement.
+func (l *linter) find(code string, at int, message, hint string) {
+	sev := l.severity(code)
+	if sev == Off {
+		return
+	}
+	if at < 0 {
+		at = l.start
+	}
+	f := Finding{Code: code, Severity: sev, Message: message, Hint: hint}
+	f.Line, f.Column = l.position(at)
+	if a := l.allowFor(code); a != nil {
+		f.Severity, f.Allowed = Warning, a.reason
+		f.Message, f.Hint = "allowed: "+a.reason, ""
+	} else {
+		l.reported = true
+	}
+	l.out = append(l.out, f)
+}
+
+func (l *linter) statement(raw node) {
+	loc, end := raw.int("stmt_location", 0), len(l.sql)
+	if n := raw.int("stmt_len", 0); n > 0 {
+		end = min(loc+n, len(l.sql))
+	}
+	loc = min(max(loc, 0), end)
+	l.start = loc
+	if st := sqltext.Split(l.sql[loc:end]); len(st) > 0 {
+		l.start = loc + st[0].Offset
+	}
+	l.reported = false
+	strong := l.check(raw["stmt"])
+	if strong != "" && !l.lockTimeout && !l.reported {
+		l.find(RuleLockTimeout, -1, strong+" with no lock_timeout in force: it queues behind any long transaction on the table, and every query on the table queues behind it",
+			"set database.migrations.lockTimeout in the contract, or SET lock_timeout = '5s' earlier in the file, so that a blocked migration fails fast and Argo CD retries it")
+	}
+}
+
+// check applies the rules to one statement; it returns what strong lock
+// the statement takes on an existing table ("" for none), for the
+// lock_timeout rule.
+func (l *linter) check(stmt any) string {
+	k, n := kind(stmt)
+	switch k {
+	case "IndexStmt":
+		return l.createIndex(n)
+	case "DropStmt":
+		return l.drop(n)
+	case "ReindexStmt":
+		return l.reindex(n)
+	case "AlterTableStmt":
+		return l.alterTable(n)
+	case "RenameStmt":
+		return l.rename(n)
+	case "TransactionStmt":
+		l.find(RuleTransactionControl, -1, "a transaction command inside a migration: the runner already runs each file in a transaction of its own, and a COMMIT here ends it early, so that a failure after it leaves the file half applied",
+			"remove it: each file is one transaction; a file that must run outside one starts with the line -- codeloc:no-transaction")
+	case "VariableSetStmt":
+		l.setVariable(n)
+	case "CreateStmt":
+		l.created[n.get("relation").str("relname")] = true
+	case "CreateTableAsStmt":
+		l.created[n.get("into").get("rel").str("relname")] = true
+	case "TruncateStmt":
+		return "TRUNCATE takes an ACCESS EXCLUSIVE lock"
+	case "LockStmt":
+		return "LOCK TABLE takes a strong lock"
+	case "CreateTrigStmt":
+		if !l.created[n.get("relation").str("relname")] {
+			return "CREATE TRIGGER takes a SHARE ROW EXCLUSIVE lock"
+		}
+	}
+	return ""
+}
+
+const noTxHint = "in a file whose first line is -- codeloc:no-transaction"
+
+func (l *linter) createIndex(s node) string {
+	table := s.get("relation").str("relname")
+	if name := s.str("idxname"); name != "" {
+		l.created[name] = true
+	}
+	if s.bool("concurrent") {
+		l.concurrentlyInTx("CREATE INDEX CONCURRENTLY")
+		return ""
+	}
+	if l.created[table] {
+		return ""
+	}
+	l.find(RuleIndexBlocking, -1, fmt.Sprintf("CREATE INDEX on the existing table %q takes a SHARE lock: every INSERT, UPDATE and DELETE on it waits for the whole build", table),
+		"build it with CREATE INDEX CONCURRENTLY "+noTxHint)
+	return "CREATE INDEX takes a SHARE lock"
+}
+
+func (l *linter) concurrentlyInTx(what string) {
+	if !l.noTx {
+		l.find(RuleConcurrentlyInTx, -1, what+" cannot run inside a transaction block: PostgreSQL refuses it and the migration fails",
+			"make -- codeloc:no-transaction the file's first line (the Job then runs the file one statement at a time, outside a transaction)")
+	}
+}
+
+func (l *linter) drop(s node) string {
+	switch what := s.str("removeType"); what {
+	case "OBJECT_INDEX":
+		if s.bool("concurrent") {
+			l.concurrentlyInTx("DROP INDEX CONCURRENTLY")
+			return ""
+		}
+		if l.allCreated(s.list("objects")) {
+			return ""
+		}
+		l.find(RuleIndexBlocking, -1, "DROP INDEX takes an ACCESS EXCLUSIVE lock on the index's table: every query on the table waits for it",
+			"drop it with DROP INDEX CONCURRENTLY "+noTxHint)
+		return "DROP INDEX takes an ACCESS EXCLUSIVE lock"
+	case "OBJECT_TABLE", "OBJECT_SCHEMA":
+		if l.allCreated(s.list("objects")) {
+			return ""
+		}
+		what = "DROP " + what[len("OBJECT_"):]
+		l.find(RuleDrop, -1, what+": the previous revision's pods still use it while the rollout runs, and its data is gone for good",
+			"stop using it in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
+		return what + " takes an ACCESS EXCLUSIVE lock"
+	}
+	return ""
+}
+
+// allCreated reports whether every object a DROP names was created by the
+// file itself (its last name, as the file wrote it).
+func (l *linter) allCreated(objects []any) bool {
+	for _, o := range objects {
+		items := []any{o}
+		if list := is(o, "List"); list != nil {
+			items = list.list("items")
+		}
+		if len(items) == 0 || !l.created[is(items[len(items)-1], "String").str("sval")] {
+			return false
+		}
+	}
+	return len(objects) > 0
+}
+
+func (l *linter) reindex(s node) string {
+	for _, p := range s.list("params") {
+		if d := is(p, "DefElem"); d != nil && d.str("defname") == "concurrently" && defBool(d) {
+			l.concurrentlyInTx("REINDEX CONCURRENTLY")
+			return ""
+		}
+	}
+	l.find(RuleReindexBlocking, -1, "REINDEX without CONCURRENTLY blocks writes to the table, and reads that use the index, for the whole rebuild",
+		"rebuild it with REINDEX INDEX CONCURRENTLY (or TABLE CONCURRENTLY) "+noTxHint)
+	return "REINDEX takes a SHARE lock on the table"
+}
+
+// defBool reads a DefElem option's boolean: no argument is true.
+func defBool(d node) bool {
+	arg, ok := d["arg"]
+	if !ok {
+		return true
+	}
+	switch v := strings.ToLower(constString(arg)); v {
+	case "false", "off", "0", "no":
+		return false
+	}
+	return true
+}
+
+func (l *linter) alterTable(s node) string {
+	table := s.get("relation").str("relname")
+	if s.str("objtype") != "OBJECT_TABLE" || l.created[table] {
+		return ""
+	}
+	strong := ""
+	for _, c := range s.list("cmds") {
+		cmd := is(c, "AlterTableCmd")
+		if cmd == nil {
+			continue
+		}
+		if cmd.str("subtype") != "AT_ValidateConstraint" {
+			strong = "ALTER TABLE takes an ACCESS EXCLUSIVE lock"
+		}
+		l.alterCmd(table, cmd)
+	}
+	return strong
+}
+
+func (l *linter) alterCmd(table string, cmd node) {
+	name := cmd.str("name")
+	switch cmd.str("subtype") {
+	case "AT_AddColumn":
+		l.addColumn(table, is(cmd["def"], "ColumnDef"))
+	case "AT_AlterColumnType":
+		l.find(RuleColumnTypeChange, l.nodeAt(is(cmd["def"], "ColumnDef").location()),
+			fmt.Sprintf("ALTER COLUMN %q TYPE rewrites the table %q and its indexes under an ACCESS EXCLUSIVE lock (every type change but a few binary-compatible ones)", name, table),
+			"add a column of the new type, backfill it in batches, switch the code to it, and drop the old column in a later revision")
+	case "AT_SetNotNull":
+		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock", name, table),
+			"ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID, then VALIDATE CONSTRAINT in a later statement, then SET NOT NULL, which uses the validated constraint and skips the scan")
+	case "AT_AddConstraint":
+		l.addConstraint(table, is(cmd["def"], "Constraint"))
+	case "AT_DropColumn":
+		l.find(RuleDrop, -1, fmt.Sprintf("DROP COLUMN %q: the previous revision's pods still read and write it while the rollout runs, and its data is gone for good", name),
+			"stop using the column in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
+	}
+}
+
+// volatile lists functions PostgreSQL marks VOLATILE that a column default
+// commonly calls: such a default is evaluated for every existing row, so
+// ADD COLUMN rewrites the table. now(), CURRENT_TIMESTAMP and
+// statement_timestamp() are STABLE: evaluated once, no rewrite.
+var volatile = map[string]bool{
+	"random": true, "random_normal": true, "clock_timestamp": true, "timeofday": true,
+	"gen_random_uuid": true, "uuidv4": true, "uuidv7": true, "uuid_generate_v1": true, "uuid_generate_v1mc": true,
+	"uuid_generate_v4": true, "nextval": true, "txid_current": true, "pg_current_xact_id": true, "gen_random_bytes": true,
+}
+
+// serial types are integer columns with a nextval() default.
+var serial = map[string]bool{"serial": true, "serial4": true, "bigserial": true, "serial8": true, "smallserial": true, "serial2": true}
+
+func (l *linter) addColumn(table string, col node) {
+	if col == nil {
+		return
+	}
+	colname := col.str("colname")
+	at := l.nodeAt(col.location())
+	var notNull, hasDefault bool
+	for _, cn := range col.list("constraints") {
+		c := is(cn, "Constraint")
+		switch c.str("contype") {
+		case "CONSTR_NOTNULL":
+			notNull = true
+		case "CONSTR_DEFAULT":
+			hasDefault = true
+			if fn := volatileCall(c["raw_expr"]); fn != "" {
+				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
+					fmt.Sprintf("ADD COLUMN %q with the volatile default %s(): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
+					"add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows only), and backfill the existing rows in batches")
+			}
+		case "CONSTR_IDENTITY", "CONSTR_GENERATED":
+			hasDefault = true
+			l.find(RuleVolatileDefault, l.nodeAt(c.location()),
+				fmt.Sprintf("ADD COLUMN %q as an identity or stored generated column: PostgreSQL computes it for every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", colname, table),
+				"add a plain nullable column, backfill it in batches, then attach the sequence or the trigger that fills it")
+		case "CONSTR_PRIMARY", "CONSTR_UNIQUE":
+			l.uniqueConstraint(table, l.nodeAt(c.location()))
+		case "CONSTR_CHECK", "CONSTR_FOREIGN":
+			if !c.bool("skip_validation") {
+				l.constraintValidated(table, l.nodeAt(c.location()))
+			}
+		}
+	}
+	if names := col.get("typeName").list("names"); len(names) > 0 && serial[is(names[len(names)-1], "String").str("sval")] {
+		hasDefault = true
+		l.find(RuleVolatileDefault, at,
+			fmt.Sprintf("ADD COLUMN %q of a serial type: its default nextval() is volatile, so PostgreSQL numbers every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", colname, table),
+			"add a plain nullable integer column, backfill it in batches, then attach a sequence with ALTER COLUMN ... SET DEFAULT nextval(...)")
+	}
+	if notNull && !hasDefault {
+		l.find(RuleAddColumnNotNull, at,
+			fmt.Sprintf("ADD COLUMN %q NOT NULL without a default fails on a table %q that has rows, and the running revision's INSERTs do not set it", colname, table),
+			"add it nullable (or NOT NULL with a constant DEFAULT), backfill, then add the NOT NULL in a later revision")
+	}
+}
+
+// volatileCall returns the name of a known-volatile function the
+// expression calls, or "".
+func volatileCall(expr any) string {
+	found := ""
+	walk(expr, func(k string, n node) {
+		if k != "FuncCall" || found != "" {
+			return
+		}
+		if names := n.list("funcname"); len(names) > 0 {
+			if name := is(names[len(names)-1], "String").str("sval"); volatile[name] {
+				found = name
+			}
+		}
+	})
+	return found
+}
+
+// walk calls fn for every wrapped node under v, to any depth.
+func walk(v any, fn func(kind string, n node)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			if n, ok := inner.(map[string]any); ok && len(k) > 0 && k[0] >= 'A' && k[0] <= 'Z' {
+				fn(k, n)
+			}
+			walk(inner, fn)
+		}
+	case []any:
+		for _, item := range v {
+			walk(item, fn)
+		}
+	}
+}
+
+func (l *linter) addConstraint(table string, c node) {
+	at := l.nodeAt(c.location())
+	switch c.str("contype") {
+	case "CONSTR_CHECK", "CONSTR_FOREIGN":
+		if !c.bool("skip_validation") {
+			l.constraintValidated(table, at)
+		}
+	case "CONSTR_PRIMARY", "CONSTR_UNIQUE", "CONSTR_EXCLUSION":
+		if c.str("indexname") == "" {
+			l.uniqueConstraint(table, at)
+		}
+	}
+}
+
+func (l *linter) constraintValidated(table string, at int) {
+	l.find(RuleConstraintValidated, at,
+		fmt.Sprintf("a CHECK or FOREIGN KEY constraint added to the existing table %q checks every row under a lock that blocks its writes (a FOREIGN KEY locks the referenced table too)", table),
+		"add it NOT VALID (new rows are checked at once), then ALTER TABLE ... VALIDATE CONSTRAINT in a later statement, which lets writes through")
+}
+
+func (l *linter) uniqueConstraint(table string, at int) {
+	l.find(RuleUniqueConstraint, at,
+		fmt.Sprintf("a UNIQUE or PRIMARY KEY constraint added to the existing table %q builds its index under an ACCESS EXCLUSIVE lock: every query on the table waits for the build", table),
+		"CREATE UNIQUE INDEX CONCURRENTLY in a no-transaction file, then ALTER TABLE ... ADD CONSTRAINT ... UNIQUE USING INDEX (or PRIMARY KEY USING INDEX)")
+}
+
+func (l *linter) rename(s node) string {
+	rel := s.get("relation")
+	table := rel.str("relname")
+	if l.created[table] {
+		return ""
+	}
+	switch s.str("renameType") {
+	case "OBJECT_TABLE":
+		l.find(RuleRename, -1, fmt.Sprintf("renaming the table %q to %q: the previous revision's pods still query the old name while the rollout runs", table, s.str("newname")),
+			"create the new table (or a view named as the new one), move the code to it, and drop the old name in a later revision")
+	case "OBJECT_COLUMN":
+		l.find(RuleRename, -1, fmt.Sprintf("renaming the column %q of %q to %q: the previous revision's pods still use the old name while the rollout runs", s.str("subname"), table, s.str("newname")),
+			"add the new column, write both from the code, backfill, and drop the old one in a later revision")
+	}
+	if rel != nil {
+		return "ALTER ... RENAME takes an ACCESS EXCLUSIVE lock"
+	}
+	return ""
+}
+
+func (l *linter) setVariable(s node) {
+	if s.str("name") != "lock_timeout" {
+		return
+	}
+	switch s.str("kind") {
+	case "VAR_SET_VALUE":
+		args := s.list("args")
+		l.lockTimeout = len(args) > 0 && !zeroSetting(constString(args[0]))
+	case "VAR_SET_DEFAULT", "VAR_RESET", "VAR_RESET_ALL":
+		l.lockTimeout = l.cfg.LockTimeout > 0
+	}
+}
+
+// zeroSetting reports whether a lock_timeout value disables it: 0 with or
+// without a unit.
+func zeroSetting(v string) bool {
+	v = strings.TrimSpace(strings.ToLower(v))
+	v = strings.TrimRight(v, "abcdefghijklmnopqrstuvwxyz ")
+	return strings.Trim(v, "0.") == "" && v != ""
+}
+
+// constString is a constant's value as text (libpg_query leaves a zero
+// or an empty value out: {"ival": {}} is 0).
+func constString(v any) string {
+	k, n := kind(v)
+	switch k {
+	case "String":
+		return n.str("sval")
+	case "A_Const":
+		for _, f := range []struct{ key, field string }{{"ival", "ival"}, {"sval", "sval"}, {"fval", "fval"}, {"boolval", "boolval"}} {
+			inner := n.get(f.key)
+			if inner == nil {
+				continue
+			}
+			switch x := inner[f.field].(type) {
+			case nil:
+				if f.key == "ival" {
+					return "0"
+				}
+				return ""
+			case float64:
+				return fmt.Sprint(int64(x))
+			default:
+				return fmt.Sprint(x)
+			}
+		}
+	}
+	return ""
+}
+
+// nodeAt returns a node's byte offset, or -1 (the statement's start) when
+// libpg_query recorded none.
+func (l *linter) nodeAt(loc int) int {
+	if loc < l.start || loc > len(l.sql) {
+		return -1
+	}
+	return loc
+}
