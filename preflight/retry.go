@@ -1,0 +1,136 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// Backoff of the retries of a call the API server failed transiently: an
+// API server restarting (rolling upgrade, crash, failover behind a load
+// balancer) refuses connections or answers 503 for seconds.
+const (
+	retryFirstWait = 250 * time.Millisecond
+	retryMaxWait   = 4 * time.Second
+)
+
+// transient names the failure when err is one an API server gives while it
+// restarts or is overloaded, "" for any other error (an answer: 403, 404,
+// 500...). client-go already retries a GET on a reset connection or an
+// EOF, one second apart, but not a refused connection nor a 503 without
+// Retry-After.
+func transient(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case utilnet.IsConnectionRefused(err):
+		return "connection refused"
+	case utilnet.IsConnectionReset(err), utilnet.IsHTTP2ConnectionLost(err):
+		return "connection reset"
+	case utilnet.IsProbableEOF(err), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed"
+	case apierrors.IsServiceUnavailable(err):
+		return "503 Service Unavailable"
+	case apierrors.IsTooManyRequests(err):
+		return "429 Too Many Requests"
+	case apierrors.IsServerTimeout(err), apierrors.IsTimeout(err):
+		return "server timeout"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer within the call timeout"
+	}
+	return ""
+}
+
+// retried runs call, each attempt bounded by the call timeout, and runs it
+// again after a transient failure, waiting 250 ms doubling to 4 s, for as
+// long as c.retryFor from the first attempt and ctx allow. Past that, the
+// last error comes back wrapped in *retriesExhausted.
+func retried[T any](ctx context.Context, c *client, call func(context.Context) (T, error)) (T, error) {
+	start := time.Now()
+	wait := retryFirstWait
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, c.timeout)
+		v, err := call(actx)
+		cancel()
+		reason := transient(err)
+		if reason == "" || ctx.Err() != nil {
+			return v, err
+		}
+		if time.Since(start)+wait > c.retryFor {
+			return v, &retriesExhausted{err: err, reason: reason, attempts: attempt, elapsed: time.Since(start)}
+		}
+		c.outages.record(reason, start)
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, retryMaxWait)
+	}
+}
+
+// retriesExhausted is a call still failing transiently when its retries
+// ran out.
+type retriesExhausted struct {
+	err      error
+	reason   string
+	attempts int
+	elapsed  time.Duration
+}
+
+func (e *retriesExhausted) Error() string { return e.err.Error() + e.suffix() }
+func (e *retriesExhausted) Unwrap() error { return e.err }
+
+// suffix is what statusMessage adds to the API's message.
+func (e *retriesExhausted) suffix() string {
+	return fmt.Sprintf(" (%s: gave up after %d attempts in %s)", e.reason, e.attempts, e.elapsed.Round(100*time.Millisecond))
+}
+
+// outages records the transient failures that were retried, for a note.
+type outages struct {
+	mu      sync.Mutex
+	retries int
+	reasons map[string]int
+	first   time.Time // start of the first call retried
+	last    time.Time // last failure retried
+}
+
+func (o *outages) record(reason string, callStart time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.reasons == nil {
+		o.reasons = map[string]int{}
+	}
+	o.retries++
+	o.reasons[reason]++
+	if o.first.IsZero() || callStart.Before(o.first) {
+		o.first = callStart
+	}
+	o.last = time.Now()
+}
+
+// note says what was retried, "" when nothing was: "the Kubernetes API
+// failed transiently for 6.2s (connection refused ×14, connection reset
+// ×3): 17 retries".
+func (o *outages) note() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.retries == 0 {
+		return ""
+	}
+	var parts []string
+	for r, n := range o.reasons {
+		parts = append(parts, fmt.Sprintf("%s ×%d", r, n))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("the Kubernetes API failed transiently for %s (%s): %d retries",
+		o.last.Sub(o.first).Round(100*time.Millisecond), strings.Join(parts, ", "), o.retries)
+}
