@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,14 +116,15 @@ func (h *harness) waitFrozen(ctx context.Context, t *testing.T, ch <-chan frozen
 // restartFrozenAPIServer checks, one second into the hang, that the pod's
 // process still runs (it waits on the API server: nothing else can hold
 // it), then kills the kube-apiserver and starts a new one on the same
-// address, certificate, tokens and etcd.
-func (h *harness) restartFrozenAPIServer(ctx context.Context, t *testing.T, f frozenAt) error {
+// address, certificate, tokens and etcd. It returns when it was killed.
+func (h *harness) restartFrozenAPIServer(ctx context.Context, t *testing.T, f frozenAt) (time.Time, error) {
 	t.Helper()
 	time.Sleep(time.Until(f.at.Add(time.Second)))
 	if !running(f.pid) {
 		t.Fatalf("the preflight (pid %d) ended within 1 s of the API server hanging: it was not waiting on it", f.pid)
 	}
-	return h.env.RestartAPIServer(ctx, true)
+	killed := time.Now()
+	return killed, h.env.RestartAPIServer(ctx, true)
 }
 
 // running reports whether pid is a live process (not gone, not a zombie).
@@ -235,21 +237,17 @@ func (h *harness) restartRepoServer(ctx context.Context, t *testing.T) (time.Tim
 		return len(seen) > 0, err
 	})
 	t.Logf("with the repo-server away %v: a ComparisonError on %v", time.Since(killed).Round(100*time.Millisecond), seen)
-	_, port, err := splitPort(h.repoServerAddr)
+	_, port, err := net.SplitHostPort(h.repoServerAddr)
 	if err != nil {
 		return killed, err
 	}
-	return killed, h.startRepoServerOn(ctx, port, h.repoServerMetricsPort)
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return killed, err
+	}
+	return killed, h.startRepoServerOn(ctx, p, h.repoServerMetricsPort)
 }
 
-func splitPort(addr string) (string, int, error) {
-	i := strings.LastIndexByte(addr, ':')
-	if i < 0 {
-		return "", 0, fmt.Errorf("no port in %q", addr)
-	}
-	port, err := strconv.Atoi(addr[i+1:])
-	return addr[:i], port, err
-}
 
 // expectLedgerOf checks a code-location's ledger.
 func (h *harness) expectLedgerOf(ctx context.Context, t *testing.T, codeLocation string, want []string) {

@@ -39,12 +39,12 @@ func TestAPIServerRestartedInPreflight(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := h.waitFrozen(ctx, t, frozen, apiHeld)
-	restarted := time.Now()
-	if err := h.restartFrozenAPIServer(ctx, t, f); err != nil {
+	restarted, err := h.restartFrozenAPIServer(ctx, t, f)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kube-apiserver hung %v into %s's preflight, killed and started again in %v",
-		restarted.Sub(f.at).Round(10*time.Millisecond), apiHeld, time.Since(restarted).Round(10*time.Millisecond))
+	t.Logf("kube-apiserver hung as %s's preflight started, killed %v later and started again in %v",
+		apiHeld, restarted.Sub(f.at).Round(10*time.Millisecond), time.Since(restarted).Round(10*time.Millisecond))
 
 	run := h.waitPodEnded(ctx, t, apiHeld, "preflight", f.at)
 	log := h.podLog(run.Pod)

@@ -42,7 +42,7 @@ type client struct {
 	timeout  time.Duration
 	retryFor time.Duration
 	requests *atomic.Int64
-	outages  outages
+	outages  *outages
 }
 
 // newClient builds the clients on one shared HTTP client that counts
@@ -50,8 +50,9 @@ type client struct {
 func newClient(cfg *rest.Config, timeout, retryFor time.Duration) (*client, error) {
 	cfg = rest.CopyConfig(cfg)
 	var n atomic.Int64
+	o := &outages{}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return metadataOnlyTransport{rt} })
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &n} })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &n, o} })
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100 // a handful of requests: never throttle them
 	}
@@ -70,18 +71,25 @@ func newClient(cfg *rest.Config, timeout, retryFor time.Duration) (*client, erro
 	if err != nil {
 		return nil, err
 	}
-	return &client{dyn: dyn, meta: meta, timeout: timeout, retryFor: retryFor, requests: &n}, nil
+	return &client{dyn: dyn, meta: meta, timeout: timeout, retryFor: retryFor, requests: &n, outages: o}, nil
 }
 
-// countingTransport counts the requests that reach the network layer.
+// countingTransport counts the requests that reach the network layer, and
+// records those the API server failed transiently: client-go retries some
+// itself (a GET on a reset connection or an EOF), retried the others.
 type countingTransport struct {
-	next http.RoundTripper
-	n    *atomic.Int64
+	next    http.RoundTripper
+	n       *atomic.Int64
+	outages *outages
 }
 
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
-	return t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(r)
+	if reason := transientRoundTrip(resp, err); reason != "" {
+		t.outages.record(reason)
+	}
+	return resp, err
 }
 
 // metadataOnlyTransport drops the plain-object fallback that client-go's

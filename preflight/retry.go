@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +50,23 @@ func transient(err error) string {
 	return ""
 }
 
+// transientRoundTrip is transient for one HTTP exchange: its error, or
+// the status of its response.
+func transientRoundTrip(resp *http.Response, err error) string {
+	if err != nil {
+		return transient(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusServiceUnavailable:
+		return "503 Service Unavailable"
+	case http.StatusTooManyRequests:
+		return "429 Too Many Requests"
+	case http.StatusGatewayTimeout:
+		return "server timeout"
+	}
+	return ""
+}
+
 // retried runs call, each attempt bounded by the call timeout, and runs it
 // again after a transient failure, waiting 250 ms doubling to 4 s, for as
 // long as c.retryFor from the first attempt and ctx allow. Past that, the
@@ -67,7 +85,6 @@ func retried[T any](ctx context.Context, c *client, call func(context.Context) (
 		if time.Since(start)+wait > c.retryFor {
 			return v, &retriesExhausted{err: err, reason: reason, attempts: attempt, elapsed: time.Since(start)}
 		}
-		c.outages.record(reason, start)
 		select {
 		case <-ctx.Done():
 			return v, err
@@ -94,36 +111,34 @@ func (e *retriesExhausted) suffix() string {
 	return fmt.Sprintf(" (%s: gave up after %d attempts in %s)", e.reason, e.attempts, e.elapsed.Round(100*time.Millisecond))
 }
 
-// outages records the transient failures that were retried, for a note.
+// outages records the requests the API server failed transiently, for a
+// note.
 type outages struct {
-	mu      sync.Mutex
-	retries int
-	reasons map[string]int
-	first   time.Time // start of the first call retried
-	last    time.Time // last failure retried
+	mu          sync.Mutex
+	failed      int
+	reasons     map[string]int
+	first, last time.Time
 }
 
-func (o *outages) record(reason string, callStart time.Time) {
+func (o *outages) record(reason string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.reasons == nil {
 		o.reasons = map[string]int{}
+		o.first = time.Now()
 	}
-	o.retries++
+	o.failed++
 	o.reasons[reason]++
-	if o.first.IsZero() || callStart.Before(o.first) {
-		o.first = callStart
-	}
 	o.last = time.Now()
 }
 
-// note says what was retried, "" when nothing was: "the Kubernetes API
-// failed transiently for 6.2s (connection refused ×14, connection reset
-// ×3): 17 retries".
+// note says what failed transiently, "" when nothing did: "the Kubernetes
+// API failed transiently for 6.2s (connection refused ×14, connection
+// reset ×3): 17 requests failed".
 func (o *outages) note() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.retries == 0 {
+	if o.failed == 0 {
 		return ""
 	}
 	var parts []string
@@ -131,6 +146,6 @@ func (o *outages) note() string {
 		parts = append(parts, fmt.Sprintf("%s ×%d", r, n))
 	}
 	sort.Strings(parts)
-	return fmt.Sprintf("the Kubernetes API failed transiently for %s (%s): %d retries",
-		o.last.Sub(o.first).Round(100*time.Millisecond), strings.Join(parts, ", "), o.retries)
+	return fmt.Sprintf("the Kubernetes API failed transiently for %s (%s): %d requests failed, retried",
+		o.last.Sub(o.first).Round(100*time.Millisecond), strings.Join(parts, ", "), o.failed)
 }
