@@ -248,7 +248,6 @@ func (h *harness) restartRepoServer(ctx context.Context, t *testing.T) (time.Tim
 	return killed, h.startRepoServerOn(ctx, p, h.repoServerMetricsPort)
 }
 
-
 // expectLedgerOf checks a code-location's ledger.
 func (h *harness) expectLedgerOf(ctx context.Context, t *testing.T, codeLocation string, want []string) {
 	t.Helper()
