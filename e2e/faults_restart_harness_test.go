@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -246,6 +247,52 @@ func (h *harness) restartRepoServer(ctx context.Context, t *testing.T) (time.Tim
 		return killed, err
 	}
 	return killed, h.startRepoServerOn(ctx, p, h.repoServerMetricsPort)
+}
+
+// gateKey is the advisory lock of the e2e's migration gate.
+const gateKey = 424242
+
+// gateStatement is the statement of a migration file that waits while the
+// test holds the gate: a shared transaction lock, free at once otherwise.
+// The file's name is in the statement, for pg_stat_activity.
+func gateStatement(file string) string {
+	return fmt.Sprintf("SELECT pg_advisory_xact_lock_shared(%d), '%s' AS gate;\n", gateKey, file)
+}
+
+// holdGate takes the gate on a session of its own; release (idempotent)
+// ends the session, which frees it.
+func (h *harness) holdGate(ctx context.Context) (release func(), err error) {
+	conn, err := h.connect(ctx, dbName)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("SELECT pg_advisory_lock(%d)", gateKey)); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { _ = conn.Close(context.Background()) }) }, nil
+}
+
+// waitGated waits until a migration session waits at the gate in file,
+// asking for a refresh of the root and of codeLocation every 5 s.
+func (h *harness) waitGated(ctx context.Context, file, codeLocation string) error {
+	var refreshed time.Time
+	err := poll(ctx, deployTimeout, func(ctx context.Context) (bool, error) {
+		if time.Since(refreshed) > 5*time.Second {
+			refreshed = time.Now()
+			if states, err := h.states(ctx); err == nil {
+				h.refreshExisting(ctx, states, []string{rootApp, codeLocation})
+			}
+		}
+		n, err := h.count(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"+
+			" AND application_name = 'codeloc-migrate' AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%"+file+"%'")
+		return n == 1, err
+	})
+	if err != nil {
+		return fmt.Errorf("no migration of %s waiting at the gate in %s: %w", codeLocation, file, err)
+	}
+	return nil
 }
 
 // expectLedgerOf checks a code-location's ledger.

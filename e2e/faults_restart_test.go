@@ -68,29 +68,31 @@ func TestAPIServerRestartedInPreflight(t *testing.T) {
 	h.waitWavesAfter(ctx, t, apiHeld, apiNext, restarted, "restart")
 }
 
-// TestRepoServerRestartedAtWave: wavehold (wave 0, its migration armed to
-// sleep: its PreSync holds the wave) and wavenext (wave 1, depends on it)
-// are added; while the root app-of-apps waits at wavehold's wave (its
+// TestRepoServerRestartedAtWave: wavehold (wave 0) and wavenext (wave 1,
+// depends on it) are added while the test holds a gate wavehold's
+// migration waits on (an advisory lock its statement takes): wavehold's
+// PreSync holds the root at its wave. While the root waits there (its
 // operation Running, wavenext not created), argocd-repo-server is killed
 // with SIGKILL, every Application is hard-refreshed (each needs a render
-// from the repo-server), and the repo-server is started again on the same
-// ports with the same flags (the plugin's socket stays); then the
-// migration is released. The rollout completes without anyone: wavehold
-// Synced and Healthy before wavenext is created, every Application Synced
-// and Healthy, none with a ComparisonError. The time from the kill to all
-// Synced and Healthy is logged.
+// from the repo-server) and the repo-server is started again on the same
+// ports with the same flags (the plugin's socket stays); then the gate is
+// released. The rollout completes without anyone: wavehold Synced and
+// Healthy before wavenext is created, every Application Synced and
+// Healthy, none with a ComparisonError, the migration once in the ledger.
+// The time from the kill to all Synced and Healthy is logged.
 func TestRepoServerRestartedAtWave(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
-	if err := h.armFaults(ctx, waveFile); err != nil {
+	release, err := h.holdGate(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = h.disarm(context.Background(), waveFile) })
-	files := map[string]string{waveHeld + "/migrations/" + waveFile: "CREATE TABLE wave_hold (id int PRIMARY KEY);\n" + faultSleep(waveFile)}
+	t.Cleanup(release)
+	files := map[string]string{waveHeld + "/migrations/" + waveFile: "CREATE TABLE wave_hold (id int PRIMARY KEY);\n" + gateStatement(waveFile)}
 	if err := h.pushPair(ctx, waveHeld, waveNext, withMigration(waveFile), files); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.waitSleeping(ctx, waveFile, stepTimeout, waveHeld); err != nil {
+	if err := h.waitGated(ctx, waveFile, waveHeld); err != nil {
 		t.Fatal(err)
 	}
 	h.checkRootWaits(ctx, t, waveNext)
@@ -100,9 +102,7 @@ func TestRepoServerRestartedAtWave(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("argocd-repo-server killed while the root waits at %s's wave; started again in %v", waveHeld, time.Since(killed).Round(10*time.Millisecond))
-	if err := h.disarm(ctx, waveFile); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	h.waitWavesAfter(ctx, t, waveHeld, waveNext, killed, "kill")
 	h.expectLedgerOf(ctx, t, waveHeld, []string{waveFile})
 }
