@@ -87,7 +87,7 @@ func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
 	resp, err := t.next.RoundTrip(r)
 	if reason := transientRoundTrip(resp, err); reason != "" {
-		t.outages.record(reason)
+		t.outages.record(reason, true)
 	}
 	return resp, err
 }

@@ -21,6 +21,11 @@ import (
 const (
 	retryFirstWait = 250 * time.Millisecond
 	retryMaxWait   = 4 * time.Second
+	// forbiddenGrace: a kube-apiserver just started serves requests
+	// before its RBAC authorizer has read the Roles, and refuses them
+	// (403, seen in e2e/ right after a restart); a 403 this soon after a
+	// lost connection is retried too, a later one is an answer.
+	forbiddenGrace = 15 * time.Second
 )
 
 // transient names the failure when err is one an API server gives while it
@@ -79,6 +84,10 @@ func retried[T any](ctx context.Context, c *client, call func(context.Context) (
 		v, err := call(actx)
 		cancel()
 		reason := transient(err)
+		if reason == "" && apierrors.IsForbidden(err) && c.outages.lostWithin(forbiddenGrace) {
+			reason = "403 Forbidden as it came back"
+			c.outages.record(reason, false)
+		}
 		if reason == "" || ctx.Err() != nil {
 			return v, err
 		}
@@ -118,9 +127,12 @@ type outages struct {
 	failed      int
 	reasons     map[string]int
 	first, last time.Time
+	lost        time.Time // the last transient failure of the connection or the server
 }
 
-func (o *outages) record(reason string) {
+// record counts a request failed for reason; lost: by the connection or
+// the server (not a 403 retried after one).
+func (o *outages) record(reason string, lost bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.reasons == nil {
@@ -130,6 +142,16 @@ func (o *outages) record(reason string) {
 	o.failed++
 	o.reasons[reason]++
 	o.last = time.Now()
+	if lost {
+		o.lost = o.last
+	}
+}
+
+// lostWithin reports whether a request was lost less than d ago.
+func (o *outages) lostWithin(d time.Duration) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !o.lost.IsZero() && time.Since(o.lost) < d
 }
 
 // note says what failed transiently, "" when nothing did: "the Kubernetes

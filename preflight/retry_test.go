@@ -130,3 +130,62 @@ func forward(t *testing.T, addr string, env *kubetest.Env) {
 		})
 	}
 }
+
+// TestForbiddenRightAfterOutage: a kube-apiserver just restarted refuses
+// requests (403) until its authorizer has read the Roles. Without an
+// outage a 403 is an answer: forbidden at once. Right after a lost
+// connection it is retried: here the address refuses connections for 1 s,
+// then the API server answers 403 until the preflight's Role is bound 1.5 s
+// later, and every check passes.
+func TestForbiddenRightAfterOutage(t *testing.T) {
+	env := sharedEnv(t)
+	ctx := ctxFor(t)
+	w := newWorld(t, env, nil)
+	w.apply(t, good())
+	sa, err := env.ServiceAccountConfig(ctx, w.ns, "citation-preflight")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	rep := w.run(t, preflight.Options{Config: sa})
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("a 403 without an outage was retried: the preflight took %s", elapsed)
+	}
+	if len(rep.Problems) == 0 {
+		t.Fatal("no problem without RBAC")
+	}
+	for _, p := range rep.Problems {
+		if p.Code != preflight.CodeForbidden {
+			t.Errorf("without RBAC: %s %s: %s, want forbidden", p.Code, p.Path, p.Message)
+		}
+	}
+
+	front := freeAddr(t)
+	cfg := rest.CopyConfig(sa)
+	cfg.Host = "https://" + front
+	type result struct {
+		rep *preflight.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := preflight.Run(ctx, w.decl, w.con, preflight.Options{Config: cfg})
+		done <- result{rep, err}
+	}()
+	time.Sleep(time.Second)
+	go forward(t, front, env)
+	time.Sleep(1500 * time.Millisecond)
+	env.ApplyYAML(t, w.ns, w.exampleNamespaces(readTestdata(t, "role.yaml")))
+	env.ApplyYAML(t, w.ns, w.exampleNamespaces(readTestdata(t, "rbac-cluster.yaml")))
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	w.expect(t, r.rep)
+	notes := strings.Join(r.rep.Notes, "\n")
+	t.Log(notes)
+	if !strings.Contains(notes, "403 Forbidden as it came back ×") {
+		t.Errorf("no note of the 403s retried:\n%s", notes)
+	}
+}
