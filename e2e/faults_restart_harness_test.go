@@ -169,8 +169,8 @@ func (h *harness) waitWavesAfter(ctx context.Context, t *testing.T, held, next s
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s Synced and Healthy %v after the %s; %s created %v after it", held, order.firstHealthy.Sub(since).Round(100*time.Millisecond),
-		fault, next, order.secondCreated.Sub(order.firstHealthy).Round(time.Second))
+	t.Logf("%s Synced and Healthy %v after the %s; %s created after it (at %s)", held, order.firstHealthy.Sub(since).Round(100*time.Millisecond),
+		fault, next, order.secondCreated.Format(time.TimeOnly))
 	for _, app := range []string{next, rootApp} {
 		if _, err := h.waitRefreshed(ctx, app, stepTimeout, "Synced and Healthy", appState.healthy); err != nil {
 			t.Fatal(err)
