@@ -34,7 +34,7 @@ status=0
 CODELOC_E2E=1 CI=true go test -count=1 -timeout 30m -run "$tests" -v ./e2e/ >"$OUT/faults.log" 2>&1 || status=$?
 
 echo "e2e-faults.sh: recovery times (log: $OUT/faults.log)"
-grep -E '^(=== RUN|--- (PASS|FAIL|SKIP))|(faults|faults_restart|faults_restart_harness|stormkill)_test\.go:[0-9]+: .*(after the|killed|restarted|started again|hung)' "$OUT/faults.log" |
+grep -E '^(=== RUN|--- (PASS|FAIL|SKIP))|(faults|faults_restart|faults_restart_harness|stormkill)_test\.go:[0-9]+: .*(after the|killed|restarted|started again|hung|away|stopped)' "$OUT/faults.log" |
 	sed -E 's/^ +//' || true
 if [ "$status" -ne 0 ]; then
 	tail -40 "$OUT/faults.log" >&2
