@@ -88,6 +88,8 @@ func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(r)
 	if reason := transientRoundTrip(resp, err); reason != "" {
 		t.outages.record(reason, true)
+	} else if err == nil {
+		t.outages.answered()
 	}
 	return resp, err
 }

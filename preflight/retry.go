@@ -73,9 +73,11 @@ func transientRoundTrip(resp *http.Response, err error) string {
 }
 
 // retried runs call, each attempt bounded by the call timeout, and runs it
-// again after a transient failure, waiting 250 ms doubling to 4 s, for as
-// long as c.retryFor from the first attempt and ctx allow. Past that, the
-// last error comes back wrapped in *retriesExhausted.
+// again after a transient failure, waiting 250 ms doubling to 4 s, while
+// the API server has been failing for less than c.retryFor (one budget for
+// every call of the run: calls made one after the other do not each wait
+// it out) and ctx allows. Past that, the last error comes back wrapped in
+// *retriesExhausted.
 func retried[T any](ctx context.Context, c *client, call func(context.Context) (T, error)) (T, error) {
 	start := time.Now()
 	wait := retryFirstWait
@@ -91,7 +93,7 @@ func retried[T any](ctx context.Context, c *client, call func(context.Context) (
 		if reason == "" || ctx.Err() != nil {
 			return v, err
 		}
-		if time.Since(start)+wait > c.retryFor {
+		if time.Since(c.outages.downSince(start))+wait > c.retryFor {
 			return v, &retriesExhausted{err: err, reason: reason, attempts: attempt, elapsed: time.Since(start)}
 		}
 		select {
@@ -128,6 +130,7 @@ type outages struct {
 	reasons     map[string]int
 	first, last time.Time
 	lost        time.Time // the last transient failure of the connection or the server
+	down        time.Time // the first of the failures since the last answer, zero when answering
 }
 
 // record counts a request failed for reason; lost: by the connection or
@@ -144,7 +147,28 @@ func (o *outages) record(reason string, lost bool) {
 	o.last = time.Now()
 	if lost {
 		o.lost = o.last
+		if o.down.IsZero() {
+			o.down = o.last
+		}
 	}
+}
+
+// answered records a request the API server answered.
+func (o *outages) answered() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.down = time.Time{}
+}
+
+// downSince is when the API server began failing, or start when it
+// answers (a 403 retried right after an outage).
+func (o *outages) downSince(start time.Time) time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.down.IsZero() {
+		return start
+	}
+	return o.down
 }
 
 // lostWithin reports whether a request was lost less than d ago.
