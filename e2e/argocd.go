@@ -168,6 +168,13 @@ func (h *harness) startRepoServer(ctx context.Context) error {
 		return err
 	}
 	h.repoServerAddr = "127.0.0.1:" + strconv.Itoa(port)
+	h.repoServerMetricsPort = metrics
+	return h.startRepoServerOn(ctx, port, metrics)
+}
+
+// startRepoServerOn starts the repo-server on port and metrics (the fault
+// scenarios start it again on the same ones) and waits until it listens.
+func (h *harness) startRepoServerOn(ctx context.Context, port, metrics int) error {
 	env := append([]string{"ARGOCD_BINARY_NAME=argocd-repo-server", "ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir,
 		"KUBECONFIG=" + h.kubeconfig, h.argoCDPath()}, argoCDEnv...)
 	p, err := h.start("argocd-repo-server", h.tools.argocd, env, "--address", "127.0.0.1", "--port", strconv.Itoa(port), "--metrics-address", "127.0.0.1",
@@ -175,6 +182,7 @@ func (h *harness) startRepoServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	h.repoServer = p
 	return p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(h.repoServerAddr) })
 }
 

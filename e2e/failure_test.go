@@ -139,7 +139,7 @@ func (h *harness) checkRootWaits(ctx context.Context, t *testing.T, next string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("root while quotes fails: %s", root)
+	t.Logf("root while %s waits for its wave: %s", next, root)
 	if root.OpPhase != "Running" {
 		t.Errorf("root operation %s, want Running (waiting at quotes' wave)", root.OpPhase)
 	}

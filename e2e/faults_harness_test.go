@@ -46,16 +46,16 @@ func (h *harness) disarm(ctx context.Context, file string) error {
 
 // waitSleeping waits until a migration session of the harness's database
 // sleeps in file's statement (pg_stat_activity), and returns when.
-// Every 5 s it asks for a refresh of the root and of faultdb: the root
+// Every 5 s it asks for a refresh of the root, of faultdb and of also: the root
 // may exist already, and its periodic resync reads git through the
 // repo-server's revision cache.
-func (h *harness) waitSleeping(ctx context.Context, file string, timeout time.Duration) (time.Time, error) {
+func (h *harness) waitSleeping(ctx context.Context, file string, timeout time.Duration, also ...string) (time.Time, error) {
 	var refreshed time.Time
 	err := poll(ctx, timeout, func(ctx context.Context) (bool, error) {
 		if time.Since(refreshed) > 5*time.Second {
 			refreshed = time.Now()
 			if states, err := h.states(ctx); err == nil {
-				h.refreshExisting(ctx, states, []string{rootApp, faultCL})
+				h.refreshExisting(ctx, states, append([]string{rootApp, faultCL}, also...))
 			}
 		}
 		n, err := h.count(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"+

@@ -41,6 +41,8 @@ type harness struct {
 	kubeconfig string // admin, namespace argocd
 
 	redisAddr, repoServerAddr string
+	repoServerMetricsPort     int
+	repoServer                *process // the running argocd-repo-server
 	argoCDServer              string   // http://host:port of argocd-server's API
 	pluginDir                 string   // ARGOCD_PLUGINSOCKFILEPATH, short
 	plugin                    *process // the plugin server: codeloc-sidecar or argocd-cmp-server

@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/codeloc/codeloc/internal/names"
 )
@@ -47,6 +48,7 @@ type jobRunner struct {
 	mu      sync.Mutex
 	started map[types.UID]bool
 	runs    []jobRun
+	hooks   map[string]func(pid int) // "<code-location>/<role>" → armStart's hook
 }
 
 func newJobRunner(h *harness) *jobRunner {
@@ -98,7 +100,7 @@ func (r *jobRunner) run(pod *corev1.Pod) {
 	run := jobRun{Pod: pod.Name, Job: pod.Labels["job-name"], CodeLocation: pod.Labels[names.LabelCodeLocation],
 		Role: pod.Labels[names.LabelJob], Start: time.Now()}
 	code, msg, err := r.execute(ctx, pod)
-	if errors.Is(err, errNotYet) {
+	if errors.Is(err, errNotYet) || apiUnavailable(err) {
 		time.Sleep(2 * time.Second)
 		r.mu.Lock()
 		delete(r.started, pod.UID)
@@ -112,7 +114,45 @@ func (r *jobRunner) run(pod *corev1.Pod) {
 	r.mu.Lock()
 	r.runs = append(r.runs, run)
 	r.mu.Unlock()
-	_ = r.annotate(ctx, pod, code, msg)
+	// The kubelet reports a container's end however long the API server
+	// is away: so does the runner, until the pod's context ends.
+	for r.annotate(ctx, pod, code, msg) != nil && ctx.Err() == nil {
+		time.Sleep(time.Second)
+	}
+}
+
+// apiUnavailable reports an error of an API server that is away (the
+// fault scenarios restart it): the kubelet retries such a pod, and so
+// does the runner.
+func apiUnavailable(err error) bool {
+	return err != nil && (utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) ||
+		errors.Is(err, context.DeadlineExceeded) || apierrors.IsServiceUnavailable(err) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err))
+}
+
+// armStart makes the runner call hook with the process id right after it
+// started the next pod of codeLocation's role, before it waits for it; a
+// nil hook disarms.
+func (r *jobRunner) armStart(codeLocation, role string, hook func(pid int)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hooks == nil {
+		r.hooks = map[string]func(int){}
+	}
+	if hook == nil {
+		delete(r.hooks, codeLocation+"/"+role)
+		return
+	}
+	r.hooks[codeLocation+"/"+role] = hook
+}
+
+// takeHook returns and disarms the hook of pod's code-location and role.
+func (r *jobRunner) takeHook(pod *corev1.Pod) func(int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := pod.Labels[names.LabelCodeLocation] + "/" + pod.Labels[names.LabelJob]
+	hook := r.hooks[key]
+	delete(r.hooks, key)
+	return hook
 }
 
 // annotate hands the outcome to KWOK's Stages.
@@ -167,7 +207,13 @@ func (r *jobRunner) exec(ctx context.Context, pod *corev1.Pod, args, env []strin
 	defer logFile.Close()
 	cmd := exec.CommandContext(ctx, filepath.Join(r.h.bin, names.BinaryJobs), args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, logFile, logFile
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return 0, "", err
+	}
+	if hook := r.takeHook(pod); hook != nil {
+		hook(cmd.Process.Pid)
+	}
+	err = cmd.Wait()
 	code := 0
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

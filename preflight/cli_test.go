@@ -215,8 +215,9 @@ func TestCommand(t *testing.T) {
 		dir := mountLike(t, map[string]string{"code-location.manifest.yaml": declarationYAML, "contract.yaml": w.subst(contractYAML)})
 		down := rest.CopyConfig(env.Admin)
 		down.Host = "https://127.0.0.1:1"
-		res := runCLI(t, "preflight", "--dir", dir, "--contract", filepath.Join(dir, "contract.yaml"), "--kubeconfig", kubetest.WriteKubeconfig(t, down))
-		if res.code != 1 || !strings.Contains(res.stderr, "api-error dependsOn.secrets[0]: cannot get secret \"pgvector-pg-auth\"") {
+		res := runCLI(t, "preflight", "--dir", dir, "--contract", filepath.Join(dir, "contract.yaml"), "--kubeconfig", kubetest.WriteKubeconfig(t, down), "--api-retry", "2s")
+		if res.code != 1 || !strings.Contains(res.stderr, "api-error dependsOn.secrets[0]: cannot get secret \"pgvector-pg-auth\"") ||
+			!strings.Contains(res.stderr, "(connection refused: gave up after ") {
 			t.Fatalf("exit %d\nstderr: %s", res.code, res.stderr)
 		}
 		if res.elapsed > 20*time.Second {

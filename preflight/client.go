@@ -33,22 +33,26 @@ var (
 	cephClustersGVR    = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclusters"}
 )
 
-// client wraps the dynamic and metadata clients, bounds each call in time
-// and counts the HTTP requests sent.
+// client wraps the dynamic and metadata clients, bounds each call in time,
+// retries a call the API server failed transiently (retry.go) and counts
+// the HTTP requests sent.
 type client struct {
 	dyn      dynamic.Interface
 	meta     metadata.Interface
 	timeout  time.Duration
+	retryFor time.Duration
 	requests *atomic.Int64
+	outages  *outages
 }
 
 // newClient builds the clients on one shared HTTP client that counts
 // requests. It never builds a typed clientset: the CLI stays lean.
-func newClient(cfg *rest.Config, timeout time.Duration) (*client, error) {
+func newClient(cfg *rest.Config, timeout, retryFor time.Duration) (*client, error) {
 	cfg = rest.CopyConfig(cfg)
 	var n atomic.Int64
+	o := &outages{}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return metadataOnlyTransport{rt} })
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &n} })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &n, o} })
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100 // a handful of requests: never throttle them
 	}
@@ -67,18 +71,27 @@ func newClient(cfg *rest.Config, timeout time.Duration) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{dyn: dyn, meta: meta, timeout: timeout, requests: &n}, nil
+	return &client{dyn: dyn, meta: meta, timeout: timeout, retryFor: retryFor, requests: &n, outages: o}, nil
 }
 
-// countingTransport counts the requests that reach the network layer.
+// countingTransport counts the requests that reach the network layer, and
+// records those the API server failed transiently: client-go retries some
+// itself (a GET on a reset connection or an EOF), retried the others.
 type countingTransport struct {
-	next http.RoundTripper
-	n    *atomic.Int64
+	next    http.RoundTripper
+	n       *atomic.Int64
+	outages *outages
 }
 
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
-	return t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(r)
+	if reason := transientRoundTrip(resp, err); reason != "" {
+		t.outages.record(reason, true)
+	} else if err == nil {
+		t.outages.answered()
+	}
+	return resp, err
 }
 
 // metadataOnlyTransport drops the plain-object fallback that client-go's
@@ -103,19 +116,19 @@ func (t metadataOnlyTransport) RoundTrip(r *http.Request) (*http.Response, error
 	return t.next.RoundTrip(r)
 }
 
-// get reads one object, bounded by the call timeout.
+// get reads one object, each attempt bounded by the call timeout.
 func (c *client) get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (*unstructured.Unstructured, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	return c.dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	return retried(ctx, c, func(ctx context.Context) (*unstructured.Unstructured, error) {
+		return c.dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	})
 }
 
 // getMetadata reads only an object's metadata (PartialObjectMetadata): for
 // Secrets, the data never leaves the apiserver.
 func (c *client) getMetadata(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (*metav1.PartialObjectMetadata, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	return c.meta.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	return retried(ctx, c, func(ctx context.Context) (*metav1.PartialObjectMetadata, error) {
+		return c.meta.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	})
 }
 
 // listPageSize bounds each page of a list.
@@ -138,9 +151,9 @@ func (c *client) list(ctx context.Context, gvr schema.GroupVersionResource, ns s
 }
 
 func (c *client) listPage(ctx context.Context, gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	return c.dyn.Resource(gvr).Namespace(ns).List(ctx, opts)
+	return retried(ctx, c, func(ctx context.Context) (*unstructured.UnstructuredList, error) {
+		return c.dyn.Resource(gvr).Namespace(ns).List(ctx, opts)
+	})
 }
 
 // objectNotFound reports whether err says that the named object does not
@@ -174,10 +187,17 @@ func apiProblem(path, what string, err error) validate.Problem {
 		Hint:    "check that the Kubernetes API is reachable and healthy; Argo CD's sync retry runs the preflight again"}
 }
 
+// statusMessage is err on one line: the API status's message when there is
+// one, and how long it was retried when it was.
 func statusMessage(err error) string {
+	msg := err.Error()
 	var se apierrors.APIStatus
 	if errors.As(err, &se) && se.Status().Message != "" {
-		return se.Status().Message
+		msg = se.Status().Message
 	}
-	return err.Error()
+	var gaveUp *retriesExhausted
+	if errors.As(err, &gaveUp) {
+		msg += gaveUp.suffix()
+	}
+	return strings.Join(strings.Fields(msg), " ")
 }

@@ -37,6 +37,7 @@ import (
 const (
 	DefaultCallTimeout = 10 * time.Second
 	DefaultDBTimeout   = 5 * time.Second
+	DefaultRetryFor    = 45 * time.Second
 )
 
 // Options configure Run.
@@ -50,6 +51,11 @@ type Options struct {
 	CallTimeout time.Duration
 	// DBTimeout bounds the database connection and query (DefaultDBTimeout).
 	DBTimeout time.Duration
+	// RetryFor bounds how long an API call failing transiently (refused
+	// or reset connection, EOF, 503, 429, timeout: an API server
+	// restarting) is retried, with backoff, before it becomes an
+	// api-error problem (DefaultRetryFor; negative: no retry).
+	RetryFor time.Duration
 }
 
 // Report is the outcome of Run.
@@ -131,7 +137,10 @@ func Run(ctx context.Context, d *validate.Declaration, c *validate.Contract, opt
 	if opts.DBTimeout <= 0 {
 		opts.DBTimeout = DefaultDBTimeout
 	}
-	cl, err := newClient(opts.Config, opts.CallTimeout)
+	if opts.RetryFor == 0 {
+		opts.RetryFor = DefaultRetryFor
+	}
+	cl, err := newClient(opts.Config, opts.CallTimeout, opts.RetryFor)
 	if err != nil {
 		return nil, fmt.Errorf("preflight: Kubernetes client: %w", err)
 	}
@@ -148,6 +157,9 @@ func Run(ctx context.Context, d *validate.Declaration, c *validate.Contract, opt
 		rep.Problems = append(rep.Problems, r.problems...)
 		rep.Checked = append(rep.Checked, r.checked...)
 		rep.Notes = append(rep.Notes, r.notes...)
+	}
+	if n := cl.outages.note(); n != "" {
+		rep.Notes = append(rep.Notes, n)
 	}
 	rep.Requests = cl.requests.Load()
 	rep.Elapsed = time.Since(start)

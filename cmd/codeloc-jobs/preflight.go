@@ -22,17 +22,23 @@ import (
 // defaultPreflightTimeout bounds a whole `codeloc-jobs preflight` run.
 const defaultPreflightTimeout = 2 * time.Minute
 
+// liveAPIRetry is how long `validate --live` retries an API server failing
+// transiently: a person waits, and runs it again (the pod waits longer:
+// preflight.DefaultRetryFor).
+const liveAPIRetry = 5 * time.Second
+
 // liveRun is one run of the live checks, from `preflight` or `validate --live`.
 type liveRun struct {
 	dir, contract, kubeconfig string
 	terminationLog            string        // "" = none
 	timeout                   time.Duration // whole run
+	apiRetry                  time.Duration // preflight.Options.RetryFor
 	verbose                   bool
 	static                    bool // also run validate.Check (render-time checks)
 }
 
 func newPreflightCmd() *cobra.Command {
-	lr := liveRun{dir: ".", terminationLog: defaultTerminationLog, timeout: defaultPreflightTimeout, static: true}
+	lr := liveRun{dir: ".", terminationLog: defaultTerminationLog, timeout: defaultPreflightTimeout, apiRetry: preflight.DefaultRetryFor, static: true}
 	cmd := &cobra.Command{
 		Use:   "preflight",
 		Short: "Run the live checks of a code-location (the PreSync preflight pod)",
@@ -63,6 +69,7 @@ kubeconfig ($KUBECONFIG, ~/.kube/config).`,
 	fl.StringVar(&lr.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster, then $KUBECONFIG or ~/.kube/config)")
 	fl.StringVar(&lr.terminationLog, "termination-log", lr.terminationLog, "file receiving the one-line summary (ignored when not writable; empty: none)")
 	fl.DurationVar(&lr.timeout, "timeout", lr.timeout, "bound on the whole run")
+	fl.DurationVar(&lr.apiRetry, "api-retry", lr.apiRetry, "how long an API server failing transiently (restarting: refused or reset connections, 503) is retried")
 	fl.BoolVarP(&lr.verbose, "verbose", "v", false, "print every check that passed")
 	return cmd
 }
@@ -76,7 +83,7 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, dir, contractPath, k
 	if contractPath == "" {
 		contractPath = os.Getenv(names.EnvContract)
 	}
-	lr := liveRun{dir: dir, contract: contractPath, kubeconfig: kubeconfig, timeout: defaultPreflightTimeout}
+	lr := liveRun{dir: dir, contract: contractPath, kubeconfig: kubeconfig, timeout: defaultPreflightTimeout, apiRetry: liveAPIRetry}
 	return lr.run(ctx, stdout, stderr)
 }
 
@@ -107,7 +114,7 @@ func (lr liveRun) run(ctx context.Context, stdout, stderr io.Writer) (err error)
 	if err != nil {
 		return commands.UsageError{Err: err}
 	}
-	rep, err = preflight.Run(ctx, d, c, preflight.Options{Config: cfg, Database: db})
+	rep, err = preflight.Run(ctx, d, c, preflight.Options{Config: cfg, Database: db, RetryFor: lr.apiRetry})
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,8 @@ type Env struct {
 	StartTime time.Duration
 
 	etcd, apiserver *Process
+	launch          apiserverLaunch // how the running apiserver was started: RestartAPIServer repeats it
+	restarts        int
 	dyn             dynamic.Interface
 	mapper          *mapper
 	stopOnce        sync.Once

@@ -98,9 +98,25 @@ func (e *Env) waitEtcd(ctx context.Context, clientURL string) error {
 	return err
 }
 
+// apiserverLaunch is what launchAPIServer was given.
+type apiserverLaunch struct {
+	bin, etcdURL, certDir, log string
+	port                       int
+}
+
 func (e *Env) launchAPIServer(bin, etcdURL string, port int, certDir string) error {
+	return e.launchAPIServerWith(apiserverLaunch{bin: bin, etcdURL: etcdURL, port: port, certDir: certDir,
+		log: filepath.Join(e.Dir, "kube-apiserver.log")})
+}
+
+// launchAPIServerWith starts kube-apiserver. Its serving certificate is
+// generated into certDir on the first start and read from there on the
+// next: a restart serves the same one.
+func (e *Env) launchAPIServerWith(l apiserverLaunch) error {
+	bin, etcdURL, port, certDir := l.bin, l.etcdURL, l.port, l.certDir
+	e.launch = l
 	saKey := filepath.Join(e.Dir, "sa.key")
-	p, err := StartProcess("kube-apiserver", bin, filepath.Join(e.Dir, "kube-apiserver.log"), nil,
+	p, err := StartProcess("kube-apiserver", bin, l.log, nil,
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port), "--cert-dir="+certDir,
