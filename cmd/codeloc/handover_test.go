@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -123,4 +124,73 @@ func exitCode(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
+}
+
+// TestParseCacheBuilt runs a real build of codeloc (whose build information
+// names go-pgquery's and wazero's versions, so that its parse cache is on;
+// the test binary's is off) on a code-location with migrations: cold, the
+// render parses and writes the cache; warm, it reads the cache; both print
+// exactly what the golden files say, and so does a render whose cache
+// folder cannot be created, with nothing more on stderr.
+func TestParseCacheBuilt(t *testing.T) {
+	dir := t.TempDir()
+	codeloc := filepath.Join(dir, names.BinaryCLI)
+	if b, err := exec.Command("go", "build", "-o", codeloc, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/codeloc: %v\n%s", err, b)
+	}
+	cache := filepath.Join(dir, "cache")
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := repoRoot(t)
+	golden := func(t *testing.T, p string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	citation := golden(t, "render/testdata/golden/citation.yaml")
+	blocking := golden(t, "fixtures/invalid/sql-index-blocking/expected.txt")
+	tests := []struct {
+		name, fixture, cacheDir string
+		code                    int
+		stdout, stderr          string
+		entries                 int // in cache after the run
+	}{
+		{"citation, cold", "fixtures/citation", cache, commands.ExitOK, citation, "", 1},
+		{"citation, warm", "fixtures/citation", cache, commands.ExitOK, citation, "", 1},
+		{"a lint error, cold", "fixtures/invalid/sql-index-blocking", cache, commands.ExitInvalid, "", blocking, 3},
+		{"a lint error, warm", "fixtures/invalid/sql-index-blocking", cache, commands.ExitInvalid, "", blocking, 3},
+		{"citation, no cache folder", "fixtures/citation", notDir, commands.ExitOK, citation, "", 3},
+	}
+	var before map[string][]byte
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(codeloc, "render", tt.fixture)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "CODELOC_CACHE_DIR="+tt.cacheDir)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			code := exitCode(cmd.Run())
+			if code != tt.code || stdout.String() != tt.stdout || stderr.String() != tt.stderr {
+				t.Errorf("exit %d, want %d; stdout as the golden file: %v; stderr %q, want %q",
+					code, tt.code, stdout.String() == tt.stdout, stderr.String(), tt.stderr)
+			}
+			entries := map[string][]byte{}
+			des, _ := os.ReadDir(filepath.Join(cache, "sqlparse"))
+			for _, de := range des {
+				entries[de.Name()], _ = os.ReadFile(filepath.Join(cache, "sqlparse", de.Name()))
+			}
+			if len(entries) != tt.entries {
+				t.Errorf("%d cache entries, want %d", len(entries), tt.entries)
+			}
+			if strings.HasSuffix(tt.name, "warm") && !reflect.DeepEqual(entries, before) {
+				t.Errorf("a warm render changed the cache")
+			}
+			before = entries
+		})
+	}
 }
