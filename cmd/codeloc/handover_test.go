@@ -14,6 +14,7 @@ import (
 
 	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/validate/sqllint"
 )
 
 // TestMain lets the test binary stand in for the binaries of the image, by
@@ -30,7 +31,25 @@ func TestMain(m *testing.M) {
 		root := commands.NewRoot(names.BinaryJobs, "stand-in", commands.NewValidateCmd(standInLive))
 		os.Exit(commands.Run(root, os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(testMain(m))
+}
+
+// testMain runs the tests with one parse cache folder of their own (the
+// test binary of a main package names its modules' versions, so its parse
+// cache is on): the first lint of each migration is cold, the others
+// read it, and nothing is written under the user's home.
+func testMain(m *testing.M) int {
+	cache, err := os.MkdirTemp("", "codeloc-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(cache)
+	if err := os.Setenv(sqllint.CacheDirEnv, cache); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }
 
 // standInLive is the stand-in codeloc-jobs's live checks: it names what it
@@ -126,18 +145,16 @@ func exitCode(err error) int {
 	return -1
 }
 
-// TestParseCacheBuilt runs a real build of codeloc (whose build information
-// names go-pgquery's and wazero's versions, so that its parse cache is on;
-// the test binary's is off) on a code-location with migrations: cold, the
-// render parses and writes the cache; warm, it reads the cache; both print
-// exactly what the golden files say, and so does a render whose cache
-// folder cannot be created, with nothing more on stderr.
-func TestParseCacheBuilt(t *testing.T) {
+// TestParseCache runs codeloc (this test binary, whose build information
+// names go-pgquery's and wazero's versions, so that its parse cache is on)
+// on code-locations with migrations, with a cache folder of its own: cold,
+// the render parses and writes the cache; warm, it reads the cache and
+// leaves it as it is; both print exactly what the golden files say, and so
+// does a render whose cache folder cannot be created, with nothing more on
+// stderr.
+func TestParseCache(t *testing.T) {
 	dir := t.TempDir()
-	codeloc := filepath.Join(dir, names.BinaryCLI)
-	if b, err := exec.Command("go", "build", "-o", codeloc, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/codeloc: %v\n%s", err, b)
-	}
+	codeloc := install(t, dir, names.BinaryCLI)
 	cache := filepath.Join(dir, "cache")
 	notDir := filepath.Join(dir, "file")
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
