@@ -12,11 +12,13 @@ import (
 	"strings"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
 // NoTransactionMarker is the exact first line that makes a file run
-// outside a transaction (for CREATE INDEX CONCURRENTLY and the like).
-const NoTransactionMarker = "-- codeloc:no-transaction"
+// outside a transaction (for CREATE INDEX CONCURRENTLY and the like): the
+// one the render's lint reads too.
+const NoTransactionMarker = sqltext.NoTransactionMarker
 
 // MaxFileBytes bounds one migration file: the same bound as the
 // declaration's, since the files travel in one ConfigMap.
@@ -101,7 +103,7 @@ func loadFile(root *os.Root, name string) (File, error) {
 	if strings.TrimSpace(f.SQL) == "" {
 		return File{}, fmt.Errorf("%s: is empty: write the SQL or remove the file", name)
 	}
-	f.NoTransaction = firstLine(f.SQL) == NoTransactionMarker
+	f.NoTransaction = sqltext.NoTransaction(f.SQL)
 	if !f.NoTransaction && strings.Contains(f.SQL, "codeloc:no-transaction") {
 		return File{}, fmt.Errorf("%s: mentions codeloc:no-transaction but its first line is not exactly %q: fix the first line, or remove the mention", name, NoTransactionMarker)
 	}

@@ -33,6 +33,7 @@ import (
 
 	"github.com/codeloc/codeloc/internal/testbuf"
 	"github.com/codeloc/codeloc/validate"
+	"github.com/codeloc/codeloc/validate/sqllint"
 )
 
 // Test environment shared by the package's tests and benchmarks, set up
@@ -79,6 +80,14 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmpRoot)
+	// The codeloc the stock cmp-server runs (a real build, whose parse
+	// cache is on) shares one parse cache for the run: only the first
+	// render of each migration pays libpg_query's compilation, and nothing
+	// is written under the user's home.
+	if err := os.Setenv(sqllint.CacheDirEnv, filepath.Join(tmpRoot, "cache")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	repoRoot = filepath.Join(tmpRoot, "repo")
 	if err := copyTree(filepath.Join(moduleRoot, "fixtures"), filepath.Join(repoRoot, "fixtures")); err != nil {
 		fmt.Fprintln(os.Stderr, "copying fixtures:", err)

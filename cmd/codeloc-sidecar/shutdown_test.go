@@ -44,6 +44,9 @@ func TestSIGTERMInFlight(t *testing.T) {
 	}
 	header, data := citationStream(t)
 	t.Setenv("TMPDIR", tmp) // after citationStream, whose tarball goes there
+	// The lint's parse cache is on in a main package's test binary: not
+	// under the user's home.
+	t.Setenv("CODELOC_CACHE_DIR", t.TempDir())
 	metrics := "http://" + freeAddr(t) + "/metrics"
 	logs := &testbuf.Buffer{}
 	done := make(chan int, 1)

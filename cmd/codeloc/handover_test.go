@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/validate/sqllint"
 )
 
 // TestMain lets the test binary stand in for the binaries of the image, by
@@ -29,7 +31,25 @@ func TestMain(m *testing.M) {
 		root := commands.NewRoot(names.BinaryJobs, "stand-in", commands.NewValidateCmd(standInLive))
 		os.Exit(commands.Run(root, os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(testMain(m))
+}
+
+// testMain runs the tests with one parse cache folder of their own (the
+// test binary of a main package names its modules' versions, so its parse
+// cache is on): the first lint of each migration is cold, the others
+// read it, and nothing is written under the user's home.
+func testMain(m *testing.M) int {
+	cache, err := os.MkdirTemp("", "codeloc-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(cache)
+	if err := os.Setenv(sqllint.CacheDirEnv, cache); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }
 
 // standInLive is the stand-in codeloc-jobs's live checks: it names what it
@@ -123,4 +143,71 @@ func exitCode(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
+}
+
+// TestParseCache runs codeloc (this test binary, whose build information
+// names go-pgquery's and wazero's versions, so that its parse cache is on)
+// on code-locations with migrations, with a cache folder of its own: cold,
+// the render parses and writes the cache; warm, it reads the cache and
+// leaves it as it is; both print exactly what the golden files say, and so
+// does a render whose cache folder cannot be created, with nothing more on
+// stderr.
+func TestParseCache(t *testing.T) {
+	dir := t.TempDir()
+	codeloc := install(t, dir, names.BinaryCLI)
+	cache := filepath.Join(dir, "cache")
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := repoRoot(t)
+	golden := func(t *testing.T, p string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	citation := golden(t, "render/testdata/golden/citation.yaml")
+	blocking := golden(t, "fixtures/invalid/sql-index-blocking/expected.txt")
+	tests := []struct {
+		name, fixture, cacheDir string
+		code                    int
+		stdout, stderr          string
+		entries                 int // in cache after the run
+	}{
+		{"citation, cold", "fixtures/citation", cache, commands.ExitOK, citation, "", 1},
+		{"citation, warm", "fixtures/citation", cache, commands.ExitOK, citation, "", 1},
+		{"a lint error, cold", "fixtures/invalid/sql-index-blocking", cache, commands.ExitInvalid, "", blocking, 3},
+		{"a lint error, warm", "fixtures/invalid/sql-index-blocking", cache, commands.ExitInvalid, "", blocking, 3},
+		{"citation, no cache folder", "fixtures/citation", notDir, commands.ExitOK, citation, "", 3},
+	}
+	var before map[string][]byte
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(codeloc, "render", tt.fixture)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "CODELOC_CACHE_DIR="+tt.cacheDir)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			code := exitCode(cmd.Run())
+			if code != tt.code || stdout.String() != tt.stdout || stderr.String() != tt.stderr {
+				t.Errorf("exit %d, want %d; stdout as the golden file: %v; stderr %q, want %q",
+					code, tt.code, stdout.String() == tt.stdout, stderr.String(), tt.stderr)
+			}
+			entries := map[string][]byte{}
+			des, _ := os.ReadDir(filepath.Join(cache, "sqlparse"))
+			for _, de := range des {
+				entries[de.Name()], _ = os.ReadFile(filepath.Join(cache, "sqlparse", de.Name()))
+			}
+			if len(entries) != tt.entries {
+				t.Errorf("%d cache entries, want %d", len(entries), tt.entries)
+			}
+			if strings.HasSuffix(tt.name, "warm") && !reflect.DeepEqual(entries, before) {
+				t.Errorf("a warm render changed the cache")
+			}
+			before = entries
+		})
+	}
 }

@@ -197,6 +197,7 @@ func TestSidecarContainer(t *testing.T) {
 			{Name: "ARGOCD_PLUGINSOCKFILEPATH", Value: "/home/argocd/cmp-server/plugins"},
 			{Name: "TMPDIR", Value: "/tmp"},
 			{Name: "HOME", Value: "/tmp"},
+			{Name: "CODELOC_CACHE_DIR", Value: "/tmp/codeloc-cache"},
 		},
 		SecurityContext: &corev1.SecurityContext{
 			RunAsNonRoot:             ptr(true),

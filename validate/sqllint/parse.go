@@ -41,50 +41,71 @@ type syntaxError struct {
 
 func (e *syntaxError) Error() string { return e.Message }
 
-// parse runs PostgreSQL's scanner and parser (libpg_query) over sql. A file
-// PostgreSQL refuses is a *syntaxError.
+// parse runs PostgreSQL's scanner and parser (libpg_query) over sql, or
+// reads what they returned for the same text from the parse cache (see
+// cache.go). A file PostgreSQL refuses is a *syntaxError.
 func parse(sql string) (tree []node, scan []token, err error) {
+	c := envCache()
+	var key [32]byte
+	if c != nil {
+		key = c.key(sql)
+		if r := c.load(key); r != nil {
+			if tree, scan, ok, err := r.result(sql); ok {
+				return tree, scan, err
+			}
+		}
+	}
+	r, err := runParser(sql)
+	if err != nil {
+		return nil, nil, err // the module trapped: nothing to keep
+	}
+	if c != nil {
+		c.store(key, r)
+	}
+	tree, scan, _, err = r.result(sql)
+	return tree, scan, err
+}
+
+// runParser calls go-pgquery: the scanner, and the parser unless the
+// tokens show an expression deeper than MaxDepth.
+func runParser(sql string) (r *rawParse, err error) {
 	parseMu.Lock()
 	defer parseMu.Unlock()
 	if broken {
-		return nil, nil, &syntaxError{Message: "not read: PostgreSQL's parser broke on an earlier file in this process; restart codeloc", Offset: -1}
+		return nil, &syntaxError{Message: "not read: PostgreSQL's parser broke on an earlier file in this process; restart codeloc", Offset: -1}
 	}
 	defer func() {
 		// The module traps (go-pgquery panics) on what libpg_query does
 		// not catch itself; MaxDepth is there so that it does not happen.
-		if r := recover(); r != nil {
+		if v := recover(); v != nil {
 			broken = true
-			why, _, _ := strings.Cut(strings.TrimPrefix(fmt.Sprint(r), "wasm error: "), "\n")
-			tree, scan, err = nil, nil, &syntaxError{Message: "PostgreSQL's parser gave up on this file (" + cut(why, 80) + ")", Offset: -1}
+			why, _, _ := strings.Cut(strings.TrimPrefix(fmt.Sprint(v), "wasm error: "), "\n")
+			r, err = nil, &syntaxError{Message: "PostgreSQL's parser gave up on this file (" + cut(why, 80) + ")", Offset: -1}
 		}
 	}()
+	r = &rawParse{}
 	// The scanner is a loop, safe on any input; a file it refuses goes on
 	// to the parser for PostgreSQL's own message.
-	if scan, err = scanSQL(sql); err == nil {
-		if depth, at := exprDepth(scan); depth > MaxDepth {
-			return nil, nil, &syntaxError{Message: fmt.Sprintf("an expression chains or nests operators more than %d deep, more than the lint reads", MaxDepth), Offset: at}
+	if b, err := parser.ScanToProtobuf(sql); err == nil {
+		r.scanned, r.scan = true, b
+		if toks, err := scanTokens(b); err == nil {
+			if depth, _ := exprDepth(toks); depth > MaxDepth {
+				r.deep = true
+				return r, nil
+			}
 		}
 	}
 	js, err := parser.ParseToJSON(sql)
 	var pe *parser.Error
 	switch {
 	case errors.As(err, &pe):
-		return nil, nil, &syntaxError{Message: pe.Message, Offset: cursorOffset(sql, pe.Cursorpos)}
+		r.errKind, r.errMsg, r.cursor = errParser, pe.Message, pe.Cursorpos
 	case err != nil:
-		return nil, nil, &syntaxError{Message: cut(err.Error(), 80), Offset: -1}
+		r.errKind, r.errMsg = errOther, err.Error()
+	default:
+		r.json = js
 	}
-	if tree, err = parseTree(js); err != nil {
-		return nil, nil, &syntaxError{Message: cut(err.Error(), 80), Offset: -1}
-	}
-	return tree, scan, nil
-}
-
-func scanSQL(sql string) ([]token, error) {
-	b, err := parser.ScanToProtobuf(sql)
-	if err != nil {
-		return nil, err
-	}
-	return scanTokens(b)
+	return r, nil
 }
 
 // depthTokens are the tokens that put what follows one level deeper in
