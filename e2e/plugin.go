@@ -62,7 +62,9 @@ func (h *harness) startSidecarOn(ctx context.Context, port int) error {
 	var err error
 	h.sidecarMetrics = "http://127.0.0.1:" + strconv.Itoa(port)
 	h.plugin, err = h.start("codeloc-sidecar", filepath.Join(h.bin, "codeloc-sidecar"),
-		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir, "TMPDIR=" + tmp},
+		// The parse cache beside TMPDIR, not in it (the faults check TMPDIR
+		// is left empty) nor under the user's home.
+		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir, "TMPDIR=" + tmp, "CODELOC_CACHE_DIR=" + filepath.Join(h.dir, "codeloc-cache")},
 		"--contract", h.contractFile, "--config-dir", "..",
 		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
@@ -93,6 +95,7 @@ func (h *harness) startStock(ctx context.Context) error {
 		"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir,
 		"ARGOCD_CMP_WORKDIR=" + work,
 		"CODELOC_CONTRACT=" + h.contractFile,
+		"CODELOC_CACHE_DIR=" + filepath.Join(h.dir, "codeloc-cache"),
 		// Later entries win: this PATH replaces baseEnv's.
 		"PATH=" + h.bin + string(os.PathListSeparator) + filepath.Dir(h.tools.argocd) + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
