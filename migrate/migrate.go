@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/codeloc/codeloc/internal/pgtimeout"
 	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
@@ -140,10 +141,10 @@ func (o Options) check(conn *pgx.Conn) error {
 		return errors.New("no code-location given")
 	case len(o.Files) == 0:
 		return errors.New("no migration file given")
-	case CheckTimeout(o.LockTimeout) != nil:
-		return fmt.Errorf("lock timeout %w", CheckTimeout(o.LockTimeout))
-	case CheckTimeout(o.StatementTimeout) != nil:
-		return fmt.Errorf("statement timeout %w", CheckTimeout(o.StatementTimeout))
+	case pgtimeout.Check(o.LockTimeout) != nil:
+		return fmt.Errorf("lock timeout %w", pgtimeout.Check(o.LockTimeout))
+	case pgtimeout.Check(o.StatementTimeout) != nil:
+		return fmt.Errorf("statement timeout %w", pgtimeout.Check(o.StatementTimeout))
 	case conn.PgConn().TxStatus() != 'I':
 		return errors.New("the connection is inside a transaction: give Run a connection of its own")
 	}

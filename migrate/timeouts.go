@@ -13,44 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/codeloc/codeloc/internal/pgtimeout"
 	"github.com/codeloc/codeloc/internal/sqltext"
 )
-
-// Contract settings that raise the timeouts, named in the failure line.
-const (
-	LockTimeoutSetting      = "database.migrations.lockTimeout"
-	StatementTimeoutSetting = "database.migrations.statementTimeout"
-)
-
-// MaxTimeout is the largest lock_timeout or statement_timeout PostgreSQL
-// takes (INT_MAX milliseconds).
-const MaxTimeout = 2147483647 * time.Millisecond
-
-// CheckTimeout says what is wrong with a timeout of the run, if anything:
-// whole milliseconds from 0 (none) to MaxTimeout.
-func CheckTimeout(d time.Duration) error {
-	switch {
-	case d < 0:
-		return fmt.Errorf("%s is negative (0 disables it)", d)
-	case d%time.Millisecond != 0:
-		return fmt.Errorf("%s is not a whole number of milliseconds", d)
-	case d > MaxTimeout:
-		return fmt.Errorf("%s is above PostgreSQL's limit of 2147483647ms", d)
-	}
-	return nil
-}
-
-// FormatTimeout writes d as PostgreSQL and the Job's flags read it:
-// "5s", "300s", "250ms", "0".
-func FormatTimeout(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	}
-	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-}
 
 // setTimeouts sets the session's lock_timeout and statement_timeout before
 // each file, so that a file's own SET does not outlive it. They are set
@@ -218,9 +183,9 @@ func timedOut(err error, took time.Duration, opts Options) (timeout, bool) {
 	}
 	switch {
 	case pe.Code == "55P03" && opts.LockTimeout > 0 && took >= opts.LockTimeout:
-		return timeout{pe: pe, lock: true, value: opts.LockTimeout, setting: LockTimeoutSetting}, true
+		return timeout{pe: pe, lock: true, value: opts.LockTimeout, setting: pgtimeout.LockSetting}, true
 	case pe.Code == "57014" && opts.StatementTimeout > 0 && took >= opts.StatementTimeout:
-		return timeout{pe: pe, value: opts.StatementTimeout, setting: StatementTimeoutSetting}, true
+		return timeout{pe: pe, value: opts.StatementTimeout, setting: pgtimeout.StatementSetting}, true
 	}
 	return timeout{}, false
 }
@@ -233,7 +198,7 @@ func (to timeout) error(where string, blockers []blocker, berr error, consequenc
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %s (SQLSTATE %s): ", where, to.pe.Severity, to.pe.Message, to.pe.Code)
 	if to.lock {
-		fmt.Fprintf(&b, "waited for a lock longer than lock_timeout %s (%s)", FormatTimeout(to.value), to.setting)
+		fmt.Fprintf(&b, "waited for a lock longer than lock_timeout %s (%s)", pgtimeout.Format(to.value), to.setting)
 		switch {
 		case len(blockers) > 0:
 			names := make([]string, len(blockers))
@@ -247,7 +212,7 @@ func (to timeout) error(where string, blockers []blocker, berr error, consequenc
 			b.WriteString("; blocking sessions not seen")
 		}
 	} else {
-		fmt.Fprintf(&b, "ran longer than statement_timeout %s (%s)", FormatTimeout(to.value), to.setting)
+		fmt.Fprintf(&b, "ran longer than statement_timeout %s (%s)", pgtimeout.Format(to.value), to.setting)
 	}
 	fmt.Fprintf(&b, "; %s; %s", consequence, to.fix())
 	return errors.New(b.String())

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/pgtimeout"
 )
 
 // MaxFileBytes bounds every YAML document codeloc reads from a repo or a
@@ -306,10 +307,6 @@ func (w *walker) quantity(dst *Quantity) func(*yaml.Node, string) {
 	}
 }
 
-// maxTimeout is PostgreSQL's largest lock_timeout or statement_timeout:
-// INT_MAX milliseconds.
-const maxTimeout = 2147483647 * time.Millisecond
-
 // duration decodes a timeout PostgreSQL's lock_timeout and
 // statement_timeout take: a Go duration in whole milliseconds ("5s",
 // "1m30s", "250ms"), or 0 to disable it.
@@ -326,8 +323,8 @@ func (w *walker) duration(dst *time.Duration) func(*yaml.Node, string) {
 		switch {
 		case err != nil:
 			w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is not a duration", n.Value), hint)
-		case d < 0 || d > maxTimeout:
-			w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is outside 0 to %s", n.Value, maxTimeout), hint)
+		case d < 0 || d > pgtimeout.Max:
+			w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is outside 0 to %s", n.Value, pgtimeout.Max), hint)
 		case d%time.Millisecond != 0:
 			w.add(n, CodeContractInvalid, path, fmt.Sprintf("%q is not whole milliseconds", n.Value), "PostgreSQL counts timeouts in milliseconds: "+hint)
 		default:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/pgtimeout"
 	"github.com/codeloc/codeloc/migrate"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -134,10 +135,10 @@ func (mr migrateRun) checkFlags() error {
 		return fmt.Errorf("--code-location %q is not a code-location name (a DNS-1123 label: lowercase letters, digits, '-')", mr.codeLocation)
 	case mr.revision != "" && !names.IsRevision(mr.revision):
 		return fmt.Errorf("--revision %q is not a git revision (%s)", mr.revision, names.RevisionRule)
-	case migrate.CheckTimeout(mr.lockTimeout) != nil:
-		return fmt.Errorf("--lock-timeout %w", migrate.CheckTimeout(mr.lockTimeout))
-	case migrate.CheckTimeout(mr.statementTimeout) != nil:
-		return fmt.Errorf("--statement-timeout %w", migrate.CheckTimeout(mr.statementTimeout))
+	case pgtimeout.Check(mr.lockTimeout) != nil:
+		return fmt.Errorf("--lock-timeout %w", pgtimeout.Check(mr.lockTimeout))
+	case pgtimeout.Check(mr.statementTimeout) != nil:
+		return fmt.Errorf("--statement-timeout %w", pgtimeout.Check(mr.statementTimeout))
 	}
 	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +24,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/pgtimeout"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -226,7 +226,7 @@ func (e *emitter) migrationsConfigMap() *corev1.ConfigMap {
 
 func (e *emitter) migrateJob(configMap string) *batchv1.Job {
 	args := []string{"migrate", "--dir", MigrationsMount, "--code-location", e.d.CodeLocation, "--revision", e.d.Revision,
-		"--lock-timeout", timeoutArg(e.c.DB.Migrations.LockTimeout), "--statement-timeout", timeoutArg(e.c.DB.Migrations.StatementTimeout)}
+		"--lock-timeout", pgtimeout.Format(e.c.DB.Migrations.LockTimeout), "--statement-timeout", pgtimeout.Format(e.c.DB.Migrations.StatementTimeout)}
 	for _, mg := range e.d.Migrations {
 		args = append(args, mg.Name)
 	}
@@ -244,18 +244,6 @@ func (e *emitter) migrateJob(configMap string) *batchv1.Job {
 			},
 		},
 	}
-}
-
-// timeoutArg writes a contract timeout for the Job's flags as PostgreSQL
-// would: "5s", "300s", "250ms", "0" (the contract keeps whole milliseconds).
-func timeoutArg(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	}
-	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 }
 
 // podSpec is a hardened single-container pod with one ConfigMap volume.
