@@ -17,20 +17,13 @@ import (
 
 // adrMigration is fixtures/citation's migration: the ADR's table and its
 // HNSW index, in the safe form.
-const adrMigration = `-- codeloc:no-transaction
-CREATE EXTENSION IF NOT EXISTS vector;
-CREATE TABLE IF NOT EXISTS researchers (
-    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    orcid      text UNIQUE,
-    full_name  text NOT NULL,
-    affiliation text,
-    embedding  vector(384) NOT NULL,
-    updated_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX CONCURRENTLY IF NOT EXISTS researchers_embedding_hnsw
-    ON researchers USING hnsw (embedding vector_cosine_ops)
-    WITH (m = 16, ef_construction = 64);
-`
+var adrMigration = func() string {
+	data, err := os.ReadFile("../../fixtures/citation/migrations/001-researchers-hnsw.sql")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
 // childEnv makes the test binary a child process that lints once (or not
 // at all) and reports its memory: see TestBenchChild.
