@@ -18,6 +18,7 @@ targets=(
 	"./validate FuzzParseContract"
 	"./plugin FuzzFromEnviron"
 	"./render FuzzRender"
+	"./validate/sqllint FuzzLint"
 	"./render/policy FuzzContainerContext"
 )
 [ $# -eq 2 ] && targets=("$1 $2")

@@ -42,7 +42,7 @@ func Lint(sql string, cfg Config) []Finding {
 	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[string]bool{},
 		lockTimeout: cfg.LockTimeout > 0}
 	if err != nil {
-		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: err.Error(),
+		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: syntaxMessage(err.Error()),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
 		if se := (*syntaxError)(nil); errors.As(err, &se) && se.Offset >= 0 {
 			f.Line, f.Column = l.position(se.Offset)
@@ -494,4 +494,18 @@ func (l *linter) nodeAt(loc int) int {
 		return -1
 	}
 	return loc
+}
+
+// maxSyntaxMessage bounds PostgreSQL's syntax message, in characters: its
+// "at or near" quotes the rest of the file for an unterminated quote.
+const maxSyntaxMessage = 160
+
+// syntaxMessage is PostgreSQL's message on one line and bounded: the text it
+// quotes from the file may hold line breaks and run to the file's end.
+func syntaxMessage(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if r := []rune(msg); len(r) > maxSyntaxMessage {
+		msg = string(r[:maxSyntaxMessage]) + "…"
+	}
+	return msg
 }
