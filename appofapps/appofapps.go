@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -98,7 +100,7 @@ type Application struct {
 // wave then name. The waves come from the dependsOn.codeLocations graph of
 // every declaration under the repo root; a declaration there is checked only
 // when a directory given depends on it, directly or not. Invalid input is
-// reported as validate.Problems and nothing is returned; other errors are
+// reported as problem.Problems and nothing is returned; other errors are
 // usage errors.
 func Generate(dirs []string, opts Options) ([]Application, error) {
 	if len(dirs) == 0 {
@@ -242,7 +244,7 @@ func applications(gs []*given, opts Options) ([]Data, error) {
 
 // render executes the template for each Application.
 func render(tmpl *Template, apps []Data) ([]Application, error) {
-	var problems validate.Problems
+	var problems problem.Problems
 	out := make([]Application, 0, len(apps))
 	for _, a := range apps {
 		doc, ps := tmpl.Execute(a)

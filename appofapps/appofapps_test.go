@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/Masterminds/sprig/v3"
 	"github.com/google/go-cmp/cmp"
 
@@ -139,7 +141,7 @@ func decl(name string, deps ...string) *validate.Declaration {
 // holding decls, each in a folder named after it; the code-locations named
 // in names are the directories given (all of them when names is empty). It
 // returns the wave of each directory given.
-func waves(decls []*validate.Declaration, names ...string) (map[string]int, validate.Problems) {
+func waves(decls []*validate.Declaration, names ...string) (map[string]int, problem.Problems) {
 	t := newTree("repo", "/repo")
 	var gs []*given
 	for _, d := range decls {
@@ -222,7 +224,7 @@ func TestRemovedFunctions(t *testing.T) {
 		}
 		src := fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ %s }}\n", name)
 		_, ps := ParseTemplate("t.yaml", []byte(src))
-		want := validate.Problem{Code: CodeTemplateFunction, File: "t.yaml", Line: 4, Column: 1,
+		want := problem.Problem{Code: CodeTemplateFunction, File: "t.yaml", Line: 4, Column: 1,
 			Message: fmt.Sprintf("function %q is not available: %s", name, why)}
 		if len(ps) != 1 || !cmp.Equal(want, ps[0], cmpIgnoreHint) {
 			t.Errorf("%s: got %v", name, ps)
@@ -235,7 +237,7 @@ func TestRemovedFunctions(t *testing.T) {
 	}
 }
 
-var cmpIgnoreHint = cmp.Comparer(func(a, b validate.Problem) bool {
+var cmpIgnoreHint = cmp.Comparer(func(a, b problem.Problem) bool {
 	a.Hint, b.Hint = "", ""
 	return a == b
 })
@@ -256,7 +258,7 @@ func TestNoGitTopLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Generate([]string{cl}, Options{RepoURL: repoURL, Contract: exampleContract(t)})
-	var ps validate.Problems
+	var ps problem.Problems
 	if err == nil || errors.As(err, &ps) || !strings.Contains(err.Error(), "pass --repo-root") {
 		t.Fatalf("want a usage error asking for --repo-root, got %v", err)
 	}

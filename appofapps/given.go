@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -107,14 +109,14 @@ func gitTopLevel(dir string) (string, error) {
 // against the contract, and its codeLocation its own. Readiness is left to
 // the render: a not-ready code-location still gets its Application, so that
 // Argo CD shows the render's refusal, and waves do not change with it.
-func checkGiven(gs []*given, c *validate.Contract) validate.Problems {
-	var problems validate.Problems
+func checkGiven(gs []*given, c *validate.Contract) problem.Problems {
+	var problems problem.Problems
 	for _, g := range gs {
 		problems = append(problems, g.problems...)
 		if !g.valid() {
 			continue
 		}
-		problems = append(problems, slices.DeleteFunc(validate.Check(g.decl, c), func(p validate.Problem) bool {
+		problems = append(problems, slices.DeleteFunc(validate.Check(g.decl, c), func(p problem.Problem) bool {
 			return p.Code == validate.CodeNotReady
 		})...)
 		problems = append(problems, g.ownName()...)
@@ -128,14 +130,14 @@ func checkGiven(gs []*given, c *validate.Contract) validate.Problems {
 // every name <codeLocation>-*, so media owns every object of media-watch.
 // A pair of which both are given is reported once, at the shorter name.
 // Names codeloc keeps are left to validate.Check, which refuses them.
-func checkPrefixes(gs []*given) validate.Problems {
+func checkPrefixes(gs []*given) problem.Problems {
 	checked := map[*folder]bool{}
 	for _, g := range gs {
 		if g.valid() && g.isOwner() {
 			checked[g.folder] = true
 		}
 	}
-	var problems validate.Problems
+	var problems problem.Problems
 	for _, g := range gs {
 		if !checked[g.folder] || reserved(g.decl.CodeLocation) {
 			continue
@@ -152,10 +154,10 @@ func checkPrefixes(gs []*given) validate.Problems {
 // prefixProblem is the problem of g's name against the code-location
 // other of its tree, when one owns the other's names and g is where the
 // pair is reported.
-func (g *given) prefixProblem(other string, checked map[*folder]bool) (validate.Problem, bool) {
+func (g *given) prefixProblem(other string, checked map[*folder]bool) (problem.Problem, bool) {
 	name := g.decl.CodeLocation
 	if other == name || reserved(other) {
-		return validate.Problem{}, false
+		return problem.Problem{}, false
 	}
 	owner, candidates := g.tree.owner(other)
 	otherFile := files(candidates, nil)
@@ -169,7 +171,7 @@ func (g *given) prefixProblem(other string, checked map[*folder]bool) (validate.
 	case names.Owns(other, name) && !checked[owner]:
 		msg = prefixMessage(other, otherFile, name, g.file())
 	default:
-		return validate.Problem{}, false
+		return problem.Problem{}, false
 	}
 	return g.decl.PosOf("codeLocation").At(CodeCodeLocationPrefix, "codeLocation", msg,
 		"rename one of them (its folder, codeLocation and images) so that neither name followed by '-' starts the other"), true
@@ -199,7 +201,7 @@ func (g *given) isOwner() bool {
 
 // ownName refuses a directory given whose codeLocation is another folder's,
 // or shared by several folders none of which alone is named after it.
-func (g *given) ownName() validate.Problems {
+func (g *given) ownName() problem.Problems {
 	if g.isOwner() {
 		return nil
 	}
@@ -211,12 +213,12 @@ func (g *given) ownName() validate.Problems {
 		msg = fmt.Sprintf("%q is declared by %s, the folder named after it", name, owner.file())
 		hint = "each code-location has one folder, named after it; fix this codeLocation or remove this folder"
 	}
-	return validate.Problems{g.decl.PosOf("codeLocation").At(CodeDuplicateCodeLocation, "codeLocation", msg, hint)}
+	return problem.Problems{g.decl.PosOf("codeLocation").At(CodeDuplicateCodeLocation, "codeLocation", msg, hint)}
 }
 
 // assignWaves computes, tree by tree, the wave of each directory given whose
 // declaration is its own, from the graph of every declaration it reaches.
-func assignWaves(gs []*given) validate.Problems {
+func assignWaves(gs []*given) problem.Problems {
 	graphs := map[*tree]*graph{}
 	roots := map[*tree][]*given{}
 	for _, g := range gs {
@@ -234,7 +236,7 @@ func assignWaves(gs []*given) validate.Problems {
 		}
 	}
 	trees := slices.SortedFunc(maps.Keys(graphs), func(a, b *tree) int { return cmp.Compare(a.absRoot, b.absRoot) })
-	var problems validate.Problems
+	var problems problem.Problems
 	for _, t := range trees {
 		gr := graphs[t]
 		decls := make([]*validate.Declaration, len(roots[t]))

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -39,7 +41,7 @@ type resolution struct {
 	// decl is the declaration to follow; nil when there is none usable.
 	decl *validate.Declaration
 	// invalid are the problems of the dependency's own declaration.
-	invalid validate.Problems
+	invalid problem.Problems
 	// ambiguous lists the declaration files of a name several folders
 	// declare, none of them alone named after it.
 	ambiguous string
@@ -55,7 +57,7 @@ type graph struct {
 	depth    map[string]int
 	state    map[string]visit
 	stack    []string
-	problems validate.Problems
+	problems problem.Problems
 	seen     map[string]bool // reported cycles, edges and invalid dependencies
 }
 
@@ -170,7 +172,7 @@ func invalidKey(name string) string { return "invalid\x00" + name }
 // invalid reports the problems of a dependency's own declaration, each
 // message led by the chain that needs it: the reader asked for another
 // code-location.
-func (g *graph) invalid(chain string, problems validate.Problems) {
+func (g *graph) invalid(chain string, problems problem.Problems) {
 	for _, p := range problems {
 		p.Message = chain + ": " + p.Message
 		g.problems = append(g.problems, p)

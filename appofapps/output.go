@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/pmezard/go-difflib/difflib"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -148,10 +150,10 @@ func Files(apps []Application, c *validate.Contract, workspace []byte, header st
 		add(c.Dagster.WorkspaceConfigMap+".yaml", fmt.Sprintf("the Dagster workspace ConfigMap %s (contract dagster.workspaceConfigMap)", c.Dagster.WorkspaceConfigMap), workspace)
 	}
 	slices.SortStableFunc(files, func(a, b File) int { return cmp.Compare(a.Name, b.Name) })
-	var problems validate.Problems
+	var problems problem.Problems
 	for i := 1; i < len(files); i++ {
 		if files[i].Name == files[i-1].Name {
-			problems = append(problems, validate.Problem{Code: CodeGeneratedNameClash, File: files[i].Name,
+			problems = append(problems, problem.Problem{Code: CodeGeneratedNameClash, File: files[i].Name,
 				Message: fmt.Sprintf("%s and %s would both be written to %s", files[i-1].Source, files[i].Source, files[i].Name),
 				Hint:    "rename one of them (contract dagster.workspaceConfigMap, the bucket or the code-location)"})
 		}
@@ -215,7 +217,7 @@ func Plan(dir string, files []File) ([]Change, error) {
 		case !exists:
 			changes = append(changes, Change{Op: OpAdd, Name: f.Name, New: f.Data})
 		case !owned[f.Name] && !isGenerated(old):
-			problems = append(problems, validate.Problem{Code: CodeGeneratedNameTaken, File: path,
+			problems = append(problems, problem.Problem{Code: CodeGeneratedNameTaken, File: path,
 				Message: fmt.Sprintf("exists and is not codeloc's (not listed in %s, no generated header), but is where %s goes", IndexFile, f.Source),
 				Hint:    "move the hand-written file away (or, if an older codeloc wrote it, remove it) and run again"})
 		case !bytes.Equal(old, f.Data):
@@ -243,7 +245,7 @@ func Plan(dir string, files []File) ([]Change, error) {
 
 // ownedFiles are the files of dir codeloc owns: those its index lists and
 // the top-level files opening with the generated header.
-func ownedFiles(dir string) (map[string]bool, validate.Problems, error) {
+func ownedFiles(dir string) (map[string]bool, problem.Problems, error) {
 	owned := map[string]bool{}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -270,14 +272,14 @@ func ownedFiles(dir string) (map[string]bool, validate.Problems, error) {
 		return owned, nil, err
 	}
 	owned[IndexFile] = true
-	var problems validate.Problems
+	var problems problem.Problems
 	for i, line := range strings.Split(string(index), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		if line != filepath.Base(line) || line == "." || line == ".." || line == IndexFile || strings.ContainsAny(line, `/\`) {
-			problems = append(problems, validate.Problem{Code: CodeGeneratedIndex, File: filepath.Join(dir, IndexFile), Line: i + 1, Column: 1,
+			problems = append(problems, problem.Problem{Code: CodeGeneratedIndex, File: filepath.Join(dir, IndexFile), Line: i + 1, Column: 1,
 				Message: fmt.Sprintf("%q is not the name of a file of %s", line, dir),
 				Hint:    "restore the index from git, or remove it and run again"})
 			continue

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/Masterminds/sprig/v3"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // ExampleTemplate is the embedded default Application template.
@@ -90,13 +90,13 @@ type Template struct {
 
 // LoadTemplate reads and parses the template at path, or the embedded
 // example when path is empty.
-func LoadTemplate(path string) (*Template, validate.Problems) {
+func LoadTemplate(path string) (*Template, problem.Problems) {
 	if path == "" {
 		return ParseTemplate(ExampleTemplateFile, ExampleTemplate)
 	}
 	data, err := readTemplate(path)
 	if err != nil {
-		return nil, validate.Problems{{Code: CodeTemplate, File: path, Message: err.Error(),
+		return nil, problem.Problems{{Code: CodeTemplate, File: path, Message: err.Error(),
 			Hint: "point --template at a readable file; `codeloc application` without --template uses the embedded example"}}
 	}
 	return ParseTemplate(path, data)
@@ -116,10 +116,10 @@ func readTemplate(path string) ([]byte, error) {
 }
 
 // ParseTemplate parses a template named file in messages.
-func ParseTemplate(file string, data []byte) (*Template, validate.Problems) {
+func ParseTemplate(file string, data []byte) (*Template, problem.Problems) {
 	t, err := template.New(file).Funcs(funcMap()).Option("missingkey=error").Parse(string(data))
 	if err != nil {
-		return nil, validate.Problems{templateProblem(file, err)}
+		return nil, problem.Problems{templateProblem(file, err)}
 	}
 	return &Template{file: file, tmpl: t}, nil
 }
@@ -127,14 +127,14 @@ func ParseTemplate(file string, data []byte) (*Template, validate.Problems) {
 // Execute renders one Application and checks that the output is one YAML
 // mapping of kind argoproj.io/v1alpha1 Application. It returns the document
 // without a leading "---" and with one final newline.
-func (t *Template) Execute(data Data) ([]byte, validate.Problems) {
+func (t *Template) Execute(data Data) ([]byte, problem.Problems) {
 	var buf bytes.Buffer
 	if err := t.tmpl.Execute(&buf, data); err != nil {
-		return nil, validate.Problems{templateProblem(t.file, err)}
+		return nil, problem.Problems{templateProblem(t.file, err)}
 	}
 	out := normalize(buf.Bytes())
 	if p := checkOutput(t.file, data.Name, out); p != nil {
-		return nil, validate.Problems{*p}
+		return nil, problem.Problems{*p}
 	}
 	return out, nil
 }
@@ -147,9 +147,9 @@ func normalize(b []byte) []byte {
 }
 
 // checkOutput checks a rendered document.
-func checkOutput(file, name string, out []byte) *validate.Problem {
-	bad := func(msg string) *validate.Problem {
-		return &validate.Problem{Code: CodeTemplateOutput, File: file,
+func checkOutput(file, name string, out []byte) *problem.Problem {
+	bad := func(msg string) *problem.Problem {
+		return &problem.Problem{Code: CodeTemplateOutput, File: file,
 			Message: fmt.Sprintf("for code-location %q: %s", name, msg),
 			Hint:    "the template must produce exactly one argoproj.io/v1alpha1 Application; quote values with `quote`"}
 	}
@@ -205,8 +205,8 @@ var undefinedFuncRE = regexp.MustCompile(`function "([^"]+)" not defined`)
 
 // templateProblem turns a text/template error into a Problem at its line,
 // explaining removed functions.
-func templateProblem(file string, err error) validate.Problem {
-	p := validate.Problem{Code: CodeTemplate, File: file, Message: err.Error(),
+func templateProblem(file string, err error) problem.Problem {
+	p := problem.Problem{Code: CodeTemplate, File: file, Message: err.Error(),
 		Hint: "fix the template; it sees .Name, .Namespace, .RepoURL, .Path, .Revision, .Project, .Plugin, .DestinationServer, .DestinationNamespace, .Wave, .DependsOn"}
 	m := templateErrRE.FindStringSubmatch(err.Error())
 	if m == nil {

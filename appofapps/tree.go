@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -32,7 +34,7 @@ type folder struct {
 	dir      string // as shown in problems
 	abs      string
 	decl     *validate.Declaration // nil when unreadable
-	problems validate.Problems
+	problems problem.Problems
 }
 
 // valid says the declaration loaded without problems: its dependsOn can be

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -27,7 +29,7 @@ import (
 type Contracts struct {
 	// OnLoad, when set before first use, is called each time a contract
 	// file is read (the first time and after each change).
-	OnLoad func(file string, problems validate.Problems)
+	OnLoad func(file string, problems problem.Problems)
 
 	path  string
 	mu    sync.Mutex
@@ -37,7 +39,7 @@ type Contracts struct {
 type cachedContract struct {
 	stamp    fileStamp
 	contract *validate.Contract
-	problems validate.Problems
+	problems problem.Problems
 }
 
 // fileStamp identifies one version of a file.
@@ -58,7 +60,7 @@ func (c *Contracts) Path() string { return c.path }
 
 // Load returns the contract the contract parameter names ("" = the only
 // one mounted), read again only when its file changed.
-func (c *Contracts) Load(name string) (*validate.Contract, validate.Problems) {
+func (c *Contracts) Load(name string) (*validate.Contract, problem.Problems) {
 	file, problems := c.Resolve(name)
 	if len(problems) > 0 {
 		return nil, problems
@@ -67,7 +69,7 @@ func (c *Contracts) Load(name string) (*validate.Contract, validate.Problems) {
 	defer c.mu.Unlock()
 	before, err := stampOf(file)
 	if err != nil {
-		return nil, validate.Problems{c.notFound(fmt.Sprintf("contract %s cannot be read: %v", file, err))}
+		return nil, problem.Problems{c.notFound(fmt.Sprintf("contract %s cannot be read: %v", file, err))}
 	}
 	if e := c.cache[file]; e != nil && e.stamp == before {
 		return e.contract, e.problems
@@ -98,9 +100,9 @@ func (c *Contracts) Names() ([]string, error) {
 }
 
 // Resolve returns the file of the contract the parameter names.
-func (c *Contracts) Resolve(name string) (string, validate.Problems) {
+func (c *Contracts) Resolve(name string) (string, problem.Problems) {
 	if c.path == "" {
-		return "", validate.Problems{{
+		return "", problem.Problems{{
 			Code: CodeContractNotConfigured, Path: ParamContract,
 			Message: "no cluster contract is configured; the plugin never falls back to the example contract",
 			Hint:    "mount the contract ConfigMap and pass --contract FILE|DIR or set " + EnvContract,
@@ -108,7 +110,7 @@ func (c *Contracts) Resolve(name string) (string, validate.Problems) {
 	}
 	files, err := c.files()
 	if err != nil {
-		return "", validate.Problems{c.notFound(err.Error())}
+		return "", problem.Problems{c.notFound(err.Error())}
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -122,21 +124,21 @@ func (c *Contracts) Resolve(name string) (string, validate.Problems) {
 		}
 		p := c.notFound(fmt.Sprintf("contract %q is not mounted (mounted: %s)", name, orNone(names)))
 		p.Path, p.Hint = parameterPath+"."+ParamContract, "set the parameter to one of the mounted contracts, or mount it"
-		return "", validate.Problems{p}
+		return "", problem.Problems{p}
 	case len(names) == 1:
 		return files[names[0]], nil
 	case len(names) == 0:
-		return "", validate.Problems{c.notFound(fmt.Sprintf("no contract (<name>.yaml) in %s", c.path))}
+		return "", problem.Problems{c.notFound(fmt.Sprintf("no contract (<name>.yaml) in %s", c.path))}
 	}
-	return "", validate.Problems{{
+	return "", problem.Problems{{
 		Code: CodeContractAmbiguous, File: c.path, Path: parameterPath + "." + ParamContract,
 		Message: fmt.Sprintf("%d contracts are mounted (%s) and the Application names none", len(names), strings.Join(names, ", ")),
 		Hint:    "set the plugin parameter contract to one of them",
 	}}
 }
 
-func (c *Contracts) notFound(msg string) validate.Problem {
-	return validate.Problem{Code: CodeContractNotFound, File: c.path, Message: msg, Hint: "mount the cluster contract (a ConfigMap) where --contract or " + EnvContract + " points"}
+func (c *Contracts) notFound(msg string) problem.Problem {
+	return problem.Problem{Code: CodeContractNotFound, File: c.path, Message: msg, Hint: "mount the cluster contract (a ConfigMap) where --contract or " + EnvContract + " points"}
 }
 
 // contractName is what a contract parameter and a contract file name may

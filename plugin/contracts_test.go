@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/validate"
@@ -49,26 +51,26 @@ func TestContractsResolve(t *testing.T) {
 	tests := []struct {
 		name, path, param string
 		want              string
-		problems          validate.Problems
+		problems          problem.Problems
 	}{
 		{name: "file", path: single, want: single},
 		{name: "file named", path: single, param: "prod", want: single},
 		{name: "ConfigMap folder with one contract", path: one, want: filepath.Join(one, "prod.yaml")},
 		{name: "folder, named", path: two, param: "staging", want: filepath.Join(two, "staging.yml")},
-		{name: "not configured", problems: validate.Problems{{Code: CodeContractNotConfigured, Path: "contract",
+		{name: "not configured", problems: problem.Problems{{Code: CodeContractNotConfigured, Path: "contract",
 			Message: "no cluster contract is configured; the plugin never falls back to the example contract",
 			Hint:    "mount the contract ConfigMap and pass --contract FILE|DIR or set CODELOC_CONTRACT"}}},
-		{name: "missing", path: filepath.Join(dir, "nope"), problems: validate.Problems{{Code: CodeContractNotFound, File: filepath.Join(dir, "nope"),
+		{name: "missing", path: filepath.Join(dir, "nope"), problems: problem.Problems{{Code: CodeContractNotFound, File: filepath.Join(dir, "nope"),
 			Message: filepath.Join(dir, "nope") + " does not exist", Hint: hint}}},
-		{name: "empty folder", path: empty, problems: validate.Problems{{Code: CodeContractNotFound, File: empty,
+		{name: "empty folder", path: empty, problems: problem.Problems{{Code: CodeContractNotFound, File: empty,
 			Message: "no contract (<name>.yaml) in " + empty, Hint: hint}}},
-		{name: "file, other name", path: single, param: "staging", problems: validate.Problems{{Code: CodeContractNotFound, File: single,
+		{name: "file, other name", path: single, param: "staging", problems: problem.Problems{{Code: CodeContractNotFound, File: single,
 			Path: "spec.source.plugin.parameters.contract", Message: `contract "staging" is not mounted (mounted: prod)`,
 			Hint: "set the parameter to one of the mounted contracts, or mount it"}}},
-		{name: "path in the parameter", path: two, param: "../two/prod", problems: validate.Problems{{Code: CodeContractNotFound, File: two,
+		{name: "path in the parameter", path: two, param: "../two/prod", problems: problem.Problems{{Code: CodeContractNotFound, File: two,
 			Path: "spec.source.plugin.parameters.contract", Message: `contract "../two/prod" is not mounted (mounted: prod, staging)`,
 			Hint: "set the parameter to one of the mounted contracts, or mount it"}}},
-		{name: "ambiguous", path: two, problems: validate.Problems{{Code: CodeContractAmbiguous, File: two,
+		{name: "ambiguous", path: two, problems: problem.Problems{{Code: CodeContractAmbiguous, File: two,
 			Path:    "spec.source.plugin.parameters.contract",
 			Message: "2 contracts are mounted (prod, staging) and the Application names none", Hint: "set the plugin parameter contract to one of them"}}},
 	}
@@ -99,7 +101,7 @@ func TestContractsReload(t *testing.T) {
 	}
 	c := NewContracts(dir)
 	loads := 0
-	c.OnLoad = func(string, validate.Problems) { loads++ }
+	c.OnLoad = func(string, problem.Problems) { loads++ }
 	load := func() *validate.Contract {
 		t.Helper()
 		got, problems := c.Load("")

@@ -44,7 +44,7 @@ type Bounds struct {
 // `codeloc generate` and codeloc-sidecar: the Argo CD environment to a
 // request, the contract it names, the render. The request comes back
 // whenever the environment could be read, so that callers can log the
-// Application; problems come back as validate.Problems.
+// Application; problems come back as problem.Problems.
 func Generate(src Source) (*Request, *render.Result, error) {
 	req, problems := FromEnviron(src.Environ)
 	if len(problems) > 0 {

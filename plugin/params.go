@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codeloc/codeloc/validate"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // Parameter names.
@@ -65,9 +65,9 @@ type sentParameter struct {
 // ARGOCD_APP_PARAMETERS is authoritative (Argo CD always sends it for a
 // plugin source); PARAM_* variables are read only when it is absent, as
 // when `codeloc generate` runs by hand.
-func parameters(env map[string]string) (map[string]string, validate.Problems) {
+func parameters(env map[string]string) (map[string]string, problem.Problems) {
 	var values map[string]string
-	var problems validate.Problems
+	var problems problem.Problems
 	if raw, ok := env[EnvAppParameters]; ok && strings.TrimSpace(raw) != "" {
 		values, problems = jsonParameters(raw)
 	} else {
@@ -81,22 +81,22 @@ func parameters(env map[string]string) (map[string]string, validate.Problems) {
 }
 
 // jsonParameters decodes ARGOCD_APP_PARAMETERS.
-func jsonParameters(raw string) (map[string]string, validate.Problems) {
+func jsonParameters(raw string) (map[string]string, problem.Problems) {
 	var sent []sentParameter
 	if err := json.Unmarshal([]byte(raw), &sent); err != nil {
-		return nil, validate.Problems{{Code: CodeBadParameter, Path: parameterPath, Message: fmt.Sprintf("%s is not a JSON list of parameters: %v", EnvAppParameters, err), Hint: "this variable is set by Argo CD; run the plugin through Argo CD or set PARAM_<NAME> variables"}}
+		return nil, problem.Problems{{Code: CodeBadParameter, Path: parameterPath, Message: fmt.Sprintf("%s is not a JSON list of parameters: %v", EnvAppParameters, err), Hint: "this variable is set by Argo CD; run the plugin through Argo CD or set PARAM_<NAME> variables"}}
 	}
 	values := map[string]string{}
-	var problems validate.Problems
+	var problems problem.Problems
 	for i, p := range sent {
 		at := fmt.Sprintf("%s[%d]", parameterPath, i)
 		switch {
 		case !known(p.Name):
 			problems = append(problems, unknownParameter(at, p.Name))
 		case hasValue(values, p.Name):
-			problems = append(problems, validate.Problem{Code: CodeBadParameter, Path: at, Message: fmt.Sprintf("parameter %q is set twice", p.Name), Hint: "set it once"})
+			problems = append(problems, problem.Problem{Code: CodeBadParameter, Path: at, Message: fmt.Sprintf("parameter %q is set twice", p.Name), Hint: "set it once"})
 		case p.Map != nil || p.Array != nil:
-			problems = append(problems, validate.Problem{Code: CodeBadParameter, Path: at, Message: fmt.Sprintf("parameter %q is a string, not a map or an array", p.Name), Hint: "set it with string: VALUE"})
+			problems = append(problems, problem.Problem{Code: CodeBadParameter, Path: at, Message: fmt.Sprintf("parameter %q is a string, not a map or an array", p.Name), Hint: "set it with string: VALUE"})
 		case p.String != nil:
 			values[p.Name] = *p.String
 		default:
@@ -112,13 +112,13 @@ func hasValue(m map[string]string, k string) bool {
 }
 
 // paramEnv reads PARAM_<NAME> variables.
-func paramEnv(env map[string]string) (map[string]string, validate.Problems) {
+func paramEnv(env map[string]string) (map[string]string, problem.Problems) {
 	byEnv := map[string]string{}
 	for _, p := range Parameters {
 		byEnv[EnvParamPrefix+EnvName(p.Name)] = p.Name
 	}
 	values := map[string]string{}
-	var problems validate.Problems
+	var problems problem.Problems
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if !strings.HasPrefix(k, EnvParamPrefix) {
 			continue
@@ -136,11 +136,11 @@ func paramEnv(env map[string]string) (map[string]string, validate.Problems) {
 // unknownEnv refuses plugin env entries: codeloc reads none, so an entry
 // is a mistake (most likely a parameter given as env) that would otherwise
 // be ignored silently.
-func unknownEnv(env map[string]string) validate.Problems {
-	var problems validate.Problems
+func unknownEnv(env map[string]string) problem.Problems {
+	var problems problem.Problems
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if name, ok := strings.CutPrefix(k, EnvUserPrefix); ok {
-			problems = append(problems, validate.Problem{
+			problems = append(problems, problem.Problem{
 				Code: CodeUnknownEnv, Path: "spec.source.plugin.env",
 				Message: fmt.Sprintf("codeloc takes no plugin env, got %q", name),
 				Hint:    "remove it; choose the kustomize root and the contract with the parameters " + strings.Join(ParameterNames(), ", "),
@@ -150,8 +150,8 @@ func unknownEnv(env map[string]string) validate.Problems {
 	return problems
 }
 
-func unknownParameter(at, name string) validate.Problem {
-	return validate.Problem{
+func unknownParameter(at, name string) problem.Problem {
+	return problem.Problem{
 		Code: CodeUnknownParameter, Path: at,
 		Message: fmt.Sprintf("unknown parameter %q", name),
 		Hint:    "codeloc's parameters are " + strings.Join(ParameterNames(), ", "),

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
@@ -86,7 +88,7 @@ type Request struct {
 // FromEnviron builds a request from "NAME=value" entries; a later entry
 // overrides an earlier one, as for a process environment. Unknown
 // parameters and plugin env entries, and malformed parameters, are problems.
-func FromEnviron(environ []string) (*Request, validate.Problems) {
+func FromEnviron(environ []string) (*Request, problem.Problems) {
 	env := envMap(environ)
 	req := &Request{
 		App: App{

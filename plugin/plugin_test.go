@@ -3,9 +3,9 @@ package plugin
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/codeloc/codeloc/internal/problem"
 
-	"github.com/codeloc/codeloc/validate"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestFromEnviron(t *testing.T) {
@@ -32,7 +32,7 @@ func TestFromEnviron(t *testing.T) {
 		name     string
 		environ  []string
 		want     *Request
-		problems validate.Problems
+		problems problem.Problems
 	}{
 		{
 			name:    "Argo CD environment, no parameters",
@@ -74,7 +74,7 @@ func TestFromEnviron(t *testing.T) {
 			// (2.x dropped it): set is set, and codeloc takes no env.
 			name:    "empty plugin env entry",
 			environ: with(`ARGOCD_APP_PARAMETERS=null`, "ARGOCD_ENV_DEBUG="),
-			problems: validate.Problems{{Code: CodeUnknownEnv, Path: "spec.source.plugin.env", Message: `codeloc takes no plugin env, got "DEBUG"`,
+			problems: problem.Problems{{Code: CodeUnknownEnv, Path: "spec.source.plugin.env", Message: `codeloc takes no plugin env, got "DEBUG"`,
 				Hint: "remove it; choose the kustomize root and the contract with the parameters kustomize-root, contract"}},
 		},
 		{
@@ -85,14 +85,14 @@ func TestFromEnviron(t *testing.T) {
 		{
 			name:    "unknown parameter variable",
 			environ: []string{"PARAM_OVERLAY=prod"},
-			problems: validate.Problems{{Code: CodeUnknownParameter, Path: "spec.source.plugin.parameters",
+			problems: problem.Problems{{Code: CodeUnknownParameter, Path: "spec.source.plugin.parameters",
 				Message: `unknown parameter "OVERLAY"`, Hint: "codeloc's parameters are kustomize-root, contract"}},
 		},
 		{
 			name: "malformed parameters, all reported",
 			environ: []string{`ARGOCD_APP_PARAMETERS=[{"name":"overlay","string":"prod"},{"name":"contract","map":{}},` +
 				`{"name":"kustomize-root","string":"a"},{"name":"kustomize-root","string":"b"}]`, "ARGOCD_ENV_KUSTOMIZE_ROOT=x"},
-			problems: validate.Problems{
+			problems: problem.Problems{
 				{Code: CodeBadParameter, Path: "spec.source.plugin.parameters[1]", Message: `parameter "contract" is a string, not a map or an array`, Hint: "set it with string: VALUE"},
 				{Code: CodeBadParameter, Path: "spec.source.plugin.parameters[3]", Message: `parameter "kustomize-root" is set twice`, Hint: "set it once"},
 				{Code: CodeUnknownEnv, Path: "spec.source.plugin.env", Message: `codeloc takes no plugin env, got "KUSTOMIZE_ROOT"`,
@@ -103,7 +103,7 @@ func TestFromEnviron(t *testing.T) {
 		{
 			name:    "not JSON",
 			environ: []string{`ARGOCD_APP_PARAMETERS={`},
-			problems: validate.Problems{{Code: CodeBadParameter, Path: "spec.source.plugin.parameters",
+			problems: problem.Problems{{Code: CodeBadParameter, Path: "spec.source.plugin.parameters",
 				Message: "ARGOCD_APP_PARAMETERS is not a JSON list of parameters: unexpected end of JSON input",
 				Hint:    "this variable is set by Argo CD; run the plugin through Argo CD or set PARAM_<NAME> variables"}},
 		},

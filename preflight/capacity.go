@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -32,7 +34,7 @@ func fit(r *result, code, path, what string, need int64, p pool, headroomPercent
 		r.pass("capacity %s: %s fits %s (%s free, %d%% headroom kept)", what, u(need), p.source, u(p.free), headroomPercent)
 		return
 	}
-	r.fail(validate.Problem{Code: code, Path: path,
+	r.fail(problem.Problem{Code: code, Path: path,
 		Message: fmt.Sprintf("%s %s does not fit %s: %s free (%s), and the %d%% headroom (%s) must stay free, leaving %s",
 			what, u(need), p.source, u(max(p.free, 0)), p.detail, headroomPercent, u(reserve), u(max(room, 0))),
 		Hint: capacityHint(code)})

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,8 +18,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Resources the preflight reads.
@@ -176,13 +176,13 @@ func resourceNotServed(err error) bool {
 // apiProblem turns an unexpected API error into a problem at path: 403s are
 // `forbidden` (the RBAC shipped with codeloc no longer matches), the rest
 // `api-error`.
-func apiProblem(path, what string, err error) validate.Problem {
+func apiProblem(path, what string, err error) problem.Problem {
 	if apierrors.IsForbidden(err) {
-		return validate.Problem{Code: CodeForbidden, Path: path,
+		return problem.Problem{Code: CodeForbidden, Path: path,
 			Message: fmt.Sprintf("may not %s: %s", what, statusMessage(err)),
 			Hint:    "the preflight's Role (rendered) and ClusterRole codeloc-preflight (install bundle) must grant it; re-sync the Application or reinstall codeloc's RBAC"}
 	}
-	return validate.Problem{Code: CodeAPIError, Path: path,
+	return problem.Problem{Code: CodeAPIError, Path: path,
 		Message: fmt.Sprintf("cannot %s: %s", what, statusMessage(err)),
 		Hint:    "check that the Kubernetes API is reachable and healthy; Argo CD's sync retry runs the preflight again"}
 }

@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // DatabaseFromEnv returns the connection the preflight pod describes with
@@ -75,15 +75,15 @@ func ping(ctx context.Context, cfg *pgx.ConnConfig, timeout time.Duration) error
 
 // databaseProblem classifies a connection error: SQLSTATE class 28
 // (invalid authorization) is an auth failure, the rest unreachable.
-func databaseProblem(name, path string, cfg *pgx.ConnConfig, err error) validate.Problem {
+func databaseProblem(name, path string, cfg *pgx.ConnConfig, err error) problem.Problem {
 	target := fmt.Sprintf("%s:%d/%s as %s", cfg.Host, cfg.Port, cfg.Database, cfg.User)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && len(pgErr.Code) == 5 && pgErr.Code[:2] == "28" {
-		return validate.Problem{Code: CodeDatabaseAuthFailed, Path: path,
+		return problem.Problem{Code: CodeDatabaseAuthFailed, Path: path,
 			Message: fmt.Sprintf("database %s (%s) refuses the credentials: %s (SQLSTATE %s)", name, target, pgErr.Message, pgErr.Code),
 			Hint:    "the credentials secret's username/password must match the database role: re-derive the secret, or fix the role's password or pg_hba"}
 	}
-	return validate.Problem{Code: CodeDatabaseUnreachable, Path: path,
-		Message: fmt.Sprintf("database %s (%s) does not answer: %s", name, target, validate.OneLine(err.Error())),
+	return problem.Problem{Code: CodeDatabaseUnreachable, Path: path,
+		Message: fmt.Sprintf("database %s (%s) does not answer: %s", name, target, problem.OneLine(err.Error())),
 		Hint:    "check the contract's host, port, dbname and sslMode, that the database is up, and that a NetworkPolicy lets the namespace reach it"}
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/codeloc/codeloc/internal/names"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // dependencies checks each required code-location: its record says ready
@@ -34,7 +35,7 @@ func (ck *checker) checkRecord(ctx context.Context, r *result, path, dep string)
 	cm, err := ck.c.get(ctx, configMapsGVR, ns, name)
 	switch {
 	case objectNotFound(err):
-		r.fail(validate.Problem{Code: CodeDependencyMissing, Path: path,
+		r.fail(problem.Problem{Code: CodeDependencyMissing, Path: path,
 			Message: fmt.Sprintf("code-location %q has no record ConfigMap %q in namespace %q: it was never deployed here", dep, name, ns),
 			Hint:    fmt.Sprintf("deploy %s first (its Application publishes the record in its last sync wave), or fix the name", dep)})
 		return
@@ -43,7 +44,7 @@ func (ck *checker) checkRecord(ctx context.Context, r *result, path, dep string)
 		return
 	}
 	if why := distrust(cm, dep, ns); why != "" {
-		r.fail(validate.Problem{Code: CodeDependencyRecordUntrusted, Path: path,
+		r.fail(problem.Problem{Code: CodeDependencyRecordUntrusted, Path: path,
 			Message: fmt.Sprintf("code-location %q: ConfigMap %q in namespace %q is not its record as codeloc publishes it through its Application: %s", dep, name, ns, why),
 			Hint: fmt.Sprintf("only %s's own Application publishes its record: find who wrote this one (kubectl -n %s get configmap %s -o yaml), remove it there, and sync %s; this sync retries",
 				dep, ns, name, dep)})
@@ -51,7 +52,7 @@ func (ck *checker) checkRecord(ctx context.Context, r *result, path, dep string)
 	}
 	data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
 	if data[names.RecordKeyReady] != "true" {
-		r.fail(validate.Problem{Code: CodeDependencyNotReady, Path: path,
+		r.fail(problem.Problem{Code: CodeDependencyNotReady, Path: path,
 			Message: fmt.Sprintf("code-location %q is not ready: its record %q says ready: %q (revision %q)", dep, name, data[names.RecordKeyReady], data[names.RecordKeyRevision]),
 			Hint:    fmt.Sprintf("%s must declare ready: true and be synced; this sync retries", dep)})
 	}
@@ -91,12 +92,12 @@ func (ck *checker) checkApplication(ctx context.Context, r *result, path, dep st
 	app, err := ck.c.get(ctx, applicationsGVR, ns, dep)
 	switch {
 	case objectNotFound(err):
-		r.fail(validate.Problem{Code: CodeDependencyMissing, Path: path,
+		r.fail(problem.Problem{Code: CodeDependencyMissing, Path: path,
 			Message: fmt.Sprintf("code-location %q has no Argo CD Application %q in namespace %q", dep, dep, ns),
 			Hint:    fmt.Sprintf("add %s to the app-of-apps repo (codeloc application prints it)", dep)})
 		return
 	case resourceNotServed(err):
-		r.fail(validate.Problem{Code: CodeDependencyMissing, Path: path,
+		r.fail(problem.Problem{Code: CodeDependencyMissing, Path: path,
 			Message: fmt.Sprintf("code-location %q: this cluster does not serve argoproj.io/v1alpha1 Applications", dep),
 			Hint:    "install Argo CD, or remove argocdNamespace from the contract"})
 		return
@@ -107,7 +108,7 @@ func (ck *checker) checkApplication(ctx context.Context, r *result, path, dep st
 	sync, _, _ := unstructured.NestedString(app.Object, "status", "sync", "status")
 	health, _, _ := unstructured.NestedString(app.Object, "status", "health", "status")
 	if sync != "Synced" || health != "Healthy" {
-		r.fail(validate.Problem{Code: CodeDependencyAppUnhealthy, Path: path,
+		r.fail(problem.Problem{Code: CodeDependencyAppUnhealthy, Path: path,
 			Message: fmt.Sprintf("Application %q in namespace %q is %s and %s, not Synced and Healthy", dep, ns, orUnknown(sync), orUnknown(health)),
 			Hint:    fmt.Sprintf("look at %s in Argo CD and fix it; this sync retries", dep)})
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -18,9 +20,9 @@ const maxDeclarationBytes = names.MaxYAMLBytes
 // symbolic links (a mounted ConfigMap's files are links into ..data) and
 // does not read migrations/ (the preflight pod mounts only the declaration
 // and the contract). Problems are the decoding problems of either file.
-func Load(dir, contractPath string) (*validate.Declaration, *validate.Contract, validate.Problems) {
+func Load(dir, contractPath string) (*validate.Declaration, *validate.Contract, problem.Problems) {
 	if contractPath == "" {
-		return nil, nil, validate.Problems{{Code: validate.CodeContractUnreadable,
+		return nil, nil, problem.Problems{{Code: validate.CodeContractUnreadable,
 			Message: "no cluster contract given",
 			Hint:    "live checks need the cluster's real contract: pass --contract FILE or set CODELOC_CONTRACT"}}
 	}
@@ -29,7 +31,7 @@ func Load(dir, contractPath string) (*validate.Declaration, *validate.Contract, 
 	return d, c, append(dps, cps...)
 }
 
-func loadDeclaration(dir string) (*validate.Declaration, validate.Problems) {
+func loadDeclaration(dir string) (*validate.Declaration, problem.Problems) {
 	file := filepath.Join(dir, validate.ManifestFile)
 	data, err := readFollowing(file)
 	if err != nil {
@@ -37,7 +39,7 @@ func loadDeclaration(dir string) (*validate.Declaration, validate.Problems) {
 		if os.IsNotExist(err) {
 			code, msg = validate.CodeFileMissing, "file not found"
 		}
-		return nil, validate.Problems{{Code: code, File: file, Message: msg,
+		return nil, problem.Problems{{Code: code, File: file, Message: msg,
 			Hint: "point --dir at the folder holding " + validate.ManifestFile}}
 	}
 	return validate.ParseDeclaration(file, data)

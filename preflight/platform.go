@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/codeloc/codeloc/validate"
@@ -60,7 +62,7 @@ func (ck *checker) platformObjects(ctx context.Context) result {
 			case err == nil:
 				r.pass("%s %s: present", k.kind, name)
 			case objectNotFound(err):
-				r.fail(validate.Problem{Code: k.code, Path: path,
+				r.fail(problem.Problem{Code: k.code, Path: path,
 					Message: fmt.Sprintf("%s %q does not exist in namespace %q: %s", k.kind, name, ns, k.effect),
 					Hint:    ck.platformHint(k, name)})
 			default:

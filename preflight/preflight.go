@@ -17,7 +17,7 @@
 //   - the declared cpu, memory, disk and buckets fit the live capacity with
 //     the contract's headroom.
 //
-// Every problem is reported, each as a validate.Problem with a stable code.
+// Every problem is reported, each as a problem.Problem with a stable code.
 package preflight
 
 import (
@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/problem"
 
 	"github.com/jackc/pgx/v5"
 	"k8s.io/client-go/rest"
@@ -62,7 +64,7 @@ type Options struct {
 type Report struct {
 	CodeLocation string
 	// Problems are every failed check, unsorted.
-	Problems validate.Problems
+	Problems problem.Problems
 	// Checked lists one line per check that passed, for --verbose.
 	Checked []string
 	// Notes are checks skipped or degraded (no database credentials,
@@ -102,12 +104,12 @@ func (r *Report) Summary() string {
 
 // result is what one check group found.
 type result struct {
-	problems validate.Problems
+	problems problem.Problems
 	checked  []string
 	notes    []string
 }
 
-func (r *result) fail(p validate.Problem) { r.problems = append(r.problems, p) }
+func (r *result) fail(p problem.Problem) { r.problems = append(r.problems, p) }
 func (r *result) pass(format string, args ...any) {
 	r.checked = append(r.checked, fmt.Sprintf(format, args...))
 }

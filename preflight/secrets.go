@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -51,7 +53,7 @@ func (ck *checker) secretWithKeys(ctx context.Context, r *result, path, name str
 	}
 	missing := slices.DeleteFunc(slices.Clone(want), func(k string) bool { return has[k] })
 	for _, key := range missing {
-		r.fail(validate.Problem{Code: CodeSecretKeyMissing, Path: path,
+		r.fail(problem.Problem{Code: CodeSecretKeyMissing, Path: path,
 			Message: fmt.Sprintf("secret %q in namespace %q has no key %q, which the pods read: they would not start (CreateContainerConfigError)", name, ck.con.Namespace, key),
 			Hint:    ck.secretKeyHint(name, has)})
 	}
@@ -76,10 +78,10 @@ func (ck *checker) secretKeyNames(ctx context.Context, name string) (map[string]
 }
 
 // secretError is the problem of a failed read of secret name.
-func (ck *checker) secretError(path, name string, err error) validate.Problem {
+func (ck *checker) secretError(path, name string, err error) problem.Problem {
 	ns := ck.con.Namespace
 	if objectNotFound(err) {
-		return validate.Problem{Code: CodeSecretMissing, Path: path,
+		return problem.Problem{Code: CodeSecretMissing, Path: path,
 			Message: fmt.Sprintf("secret %q does not exist in namespace %q", name, ns),
 			Hint:    ck.secretHint(name)}
 	}
@@ -108,7 +110,7 @@ func (ck *checker) secretKeyHint(name string, has map[string]bool) string {
 // any: the render writes it into the preflight's inputs; a render that
 // found no keys, an older render and a code-location folder have none, and
 // then only the secrets' presence is checked.
-func loadSecretKeys(d *validate.Declaration) (map[string][]string, *validate.Problem) {
+func loadSecretKeys(d *validate.Declaration) (map[string][]string, *problem.Problem) {
 	if d.File == "" {
 		return nil, nil
 	}
@@ -123,7 +125,7 @@ func loadSecretKeys(d *validate.Declaration) (map[string][]string, *validate.Pro
 			return keys, nil
 		}
 	}
-	return nil, &validate.Problem{Code: validate.CodeFileUnreadable, File: file,
+	return nil, &problem.Problem{Code: validate.CodeFileUnreadable, File: file,
 		Message: fmt.Sprintf("the secret keys the pods read cannot be loaded: %v", err),
 		Hint:    "render writes this file into the preflight's inputs as a JSON object of key lists; render again with this codeloc version"}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
@@ -284,7 +286,7 @@ func ctxFor(t testing.TB) context.Context {
 }
 
 // lines renders problems one per line, sorted.
-func lines(ps validate.Problems) string {
+func lines(ps problem.Problems) string {
 	if len(ps) == 0 {
 		return ""
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/codeloc/codeloc/validate"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // The render budget: how long one render may take. Argo CD's controller
@@ -20,8 +20,8 @@ const (
 
 // BudgetProblem is the problem of a render that took longer than budget;
 // where names the code-location's folder as the user knows it.
-func BudgetProblem(budget time.Duration, where string) validate.Problem {
-	return validate.Problem{Code: CodeRenderBudget, File: where,
+func BudgetProblem(budget time.Duration, where string) problem.Problem {
+	return problem.Problem{Code: CodeRenderBudget, File: where,
 		Message: fmt.Sprintf("the render took longer than its budget of %s", budget),
 		Hint: "kustomize is still building: a root that large or that nested does not fit one code-location; split it, " +
 			"or raise the budget with --" + FlagRenderSeconds + " or " + EnvRenderSeconds + " (keep it under Argo CD's timeouts)"}
@@ -51,6 +51,6 @@ func RenderWithin(req Request, budget time.Duration, where string) (*Result, err
 	case r := <-done:
 		return r.res, r.err
 	case <-timer.C:
-		return nil, validate.Problems{BudgetProblem(budget, where)}
+		return nil, problem.Problems{BudgetProblem(budget, where)}
 	}
 }

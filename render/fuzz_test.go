@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
@@ -54,7 +56,7 @@ func FuzzRender(f *testing.F) {
 			}
 		}
 		res, err := render.RenderWithin(render.Request{FS: m, Dir: "/repo/mediawatch", Contract: c, DisplayBase: "/repo"}, fuzzBudget, "mediawatch")
-		var problems validate.Problems
+		var problems problem.Problems
 		switch {
 		case err == nil:
 			if len(res.Objects) == 0 {

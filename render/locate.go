@@ -2,6 +2,7 @@ package render
 
 import (
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/render/policy"
@@ -24,7 +25,7 @@ func Locate(req Request) (*emit.Location, error) {
 	}
 	root, p := kustomizeRoot(req.Dir, req.KustomizeRoot)
 	if p != nil {
-		return nil, present(req, validate.Problems{*p})
+		return nil, present(req, problem.Problems{*p})
 	}
 	built := build.Build(req.FS, root, build.Options{Track: true, YAML: req.YAMLLimits, MaxObjects: req.Contract.Limits.Objects})
 	if errs, _ := built.Problems.Split(); built.Objects == nil || len(errs) > 0 {

@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
@@ -62,7 +64,7 @@ type Result struct {
 	Objects     []*yaml.RNode
 	// Warnings are kustomize's notes (deprecated fields): reported, never a
 	// failure, never on stdout.
-	Warnings validate.Problems
+	Warnings problem.Problems
 	// Location is where the platform's Dagster reaches the code-location's
 	// code server (the record publishes it); nil when it runs none.
 	Location *emit.Location
@@ -70,14 +72,14 @@ type Result struct {
 
 // noCodeServer warns that a code-location runs no Dagster code server:
 // Dagster will not load it, and the workspace leaves it out.
-func noCodeServer(root string) validate.Problem {
-	return validate.Problem{Code: CodeNoCodeServer, File: root, Severity: validate.SeverityWarning,
+func noCodeServer(root string) problem.Problem {
+	return problem.Problem{Code: CodeNoCodeServer, File: root, Severity: problem.SeverityWarning,
 		Message: "no container runs a Dagster code server (dagster api grpc, dagster code-server start): the platform's Dagster will not load this code-location",
 		Hint:    "run the code server in a Deployment of the kustomize root, behind a Service named after the code-location with a port named grpc"}
 }
 
 // Render validates and builds a code-location. On any problem it returns
-// validate.Problems and no objects; other errors are internal.
+// problem.Problems and no objects; other errors are internal.
 func Render(req Request) (*Result, error) {
 	if req.FS == nil {
 		req.FS = fsys.Disk()
@@ -85,7 +87,7 @@ func Render(req Request) (*Result, error) {
 	// Origin tracking costs kustomize about a tenth of the build: a
 	// render that finds problems runs again with it, to place them.
 	res, err := render(req, false)
-	var problems validate.Problems
+	var problems problem.Problems
 	if errors.As(err, &problems) {
 		if _, err = render(req, true); !errors.As(err, &problems) {
 			return nil, err // not expected: the same input, the same outcome
@@ -107,7 +109,7 @@ func render(req Request, track bool) (*Result, error) {
 	}
 	root, p := kustomizeRoot(req.Dir, req.KustomizeRoot)
 	if p != nil {
-		return nil, validate.Problems{*p}
+		return nil, problem.Problems{*p}
 	}
 	built := build.Build(req.FS, root, build.Options{Track: track, YAML: req.YAMLLimits, MaxObjects: req.Contract.Limits.Objects})
 	if built.Objects == nil {
@@ -116,7 +118,7 @@ func render(req Request, track bool) (*Result, error) {
 	objs := built.Objects
 	if limit := req.Contract.Limits.Objects; limit > 0 && len(objs) > limit {
 		// Generators and components add objects no resource file holds.
-		return nil, validate.Problems{build.ObjectLimit(built.Locator.RootFile(), 0, 0, limit, fmt.Sprintf("the kustomize root yields %d objects,", len(objs)))}
+		return nil, problem.Problems{build.ObjectLimit(built.Locator.RootFile(), 0, 0, limit, fmt.Sprintf("the kustomize root yields %d objects,", len(objs)))}
 	}
 	in := policy.NewContext(d, req.Contract, built.Locator)
 	// The rules read the objects as built; the edits follow.
@@ -151,7 +153,7 @@ func render(req Request, track bool) (*Result, error) {
 
 // validateRequest runs every check that does not need the kustomize build: the
 // declaration, the contract, the request's namespace and API versions.
-func validateRequest(req Request) (*validate.Declaration, validate.Problems) {
+func validateRequest(req Request) (*validate.Declaration, problem.Problems) {
 	d, problems := validate.LoadDeclarationFS(req.FS, req.Dir)
 	if d == nil || req.Contract == nil {
 		return d, problems
@@ -159,7 +161,7 @@ func validateRequest(req Request) (*validate.Declaration, validate.Problems) {
 	problems = append(problems, validate.Check(d, req.Contract)...)
 	problems = append(problems, validate.LintMigrations(d, req.Contract)...)
 	if req.Namespace != "" && req.Namespace != req.Contract.Namespace {
-		problems = append(problems, validate.Problem{
+		problems = append(problems, problem.Problem{
 			Code: CodeNamespaceMismatch, Path: "spec.destination.namespace",
 			Message: fmt.Sprintf("the Application deploys to %q but the cluster contract's namespace is %q", req.Namespace, req.Contract.Namespace),
 			Hint:    "set the Application's destination namespace to " + req.Contract.Namespace,
@@ -170,7 +172,7 @@ func validateRequest(req Request) (*validate.Declaration, validate.Problems) {
 }
 
 // checkAPIVersions checks that the destination serves what the output needs.
-func checkAPIVersions(d *validate.Declaration, served []string) validate.Problems {
+func checkAPIVersions(d *validate.Declaration, served []string) problem.Problems {
 	if served == nil {
 		return nil
 	}
@@ -182,7 +184,7 @@ func checkAPIVersions(d *validate.Declaration, served []string) validate.Problem
 	if len(d.DependsOn.Buckets) > 0 {
 		need["objectbucket.io/v1alpha1"] = "dependsOn.buckets"
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, gv := range slices.Sorted(maps.Keys(need)) {
 		if !has[gv] {
 			ps = append(ps, d.PosOf(need[gv]).At(CodeAPIMissing, need[gv], fmt.Sprintf("the destination cluster does not serve %s", gv),
@@ -193,13 +195,13 @@ func checkAPIVersions(d *validate.Declaration, served []string) validate.Problem
 }
 
 // kustomizeRoot resolves the kustomize root inside dir, refusing escapes.
-func kustomizeRoot(dir, sub string) (string, *validate.Problem) {
+func kustomizeRoot(dir, sub string) (string, *problem.Problem) {
 	if sub == "" || sub == "." {
 		return dir, nil
 	}
 	clean := filepath.Clean(sub)
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", &validate.Problem{Code: CodeKustomizeRoot, Path: "kustomize-root", Message: fmt.Sprintf("%q leaves the code-location folder", sub), Hint: "give a path inside the folder, such as overlays/prod"}
+		return "", &problem.Problem{Code: CodeKustomizeRoot, Path: "kustomize-root", Message: fmt.Sprintf("%q leaves the code-location folder", sub), Hint: "give a path inside the folder, such as overlays/prod"}
 	}
 	return filepath.Join(dir, clean), nil
 }
@@ -208,7 +210,7 @@ func kustomizeRoot(dir, sub string) (string, *validate.Problem) {
 // request's display base (and under its prefix), so that messages do not
 // depend on where the repo was unpacked (the repo-server uses a random
 // temporary folder per request).
-func present(req Request, problems validate.Problems) validate.Problems {
+func present(req Request, problems problem.Problems) problem.Problems {
 	base := req.DisplayBase
 	if base == "" {
 		base = "."
@@ -220,7 +222,7 @@ func present(req Request, problems validate.Problems) validate.Problems {
 			bases = append(bases, real)
 		}
 	}
-	out := make(validate.Problems, len(problems))
+	out := make(problem.Problems, len(problems))
 	for i, p := range problems {
 		for _, b := range bases {
 			if rel, err := filepath.Rel(b, p.File); err == nil && filepath.IsAbs(p.File) && !strings.HasPrefix(rel, "..") {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/render"
@@ -192,7 +194,7 @@ func TestRenderWithin(t *testing.T) {
 	slow := blockingFS{m, make(chan struct{})}
 	defer close(slow.release)
 	_, err := render.RenderWithin(render.Request{FS: slow, Dir: dir, Contract: c, DisplayBase: "/repo"}, 50*time.Millisecond, "citation")
-	var problems validate.Problems
+	var problems problem.Problems
 	if !errors.As(err, &problems) || len(problems) != 1 || problems[0].Code != render.CodeRenderBudget || problems[0].File != "citation" ||
 		!strings.Contains(problems[0].Message, "budget of 50ms") {
 		t.Errorf("past the budget: %v", err)

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
 	"github.com/argoproj/argo-cd/v2/common"
 	"google.golang.org/grpc"
@@ -24,7 +26,6 @@ import (
 
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/plugin"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Options configure Run.
@@ -112,7 +113,7 @@ func newServer(o Options, log *slog.Logger) (*Server, error) {
 	}
 	metrics := NewMetrics()
 	contracts := plugin.NewContracts(o.Contract)
-	contracts.OnLoad = func(file string, problems validate.Problems) {
+	contracts.OnLoad = func(file string, problems problem.Problems) {
 		metrics.reloads.Inc()
 		if len(problems) > 0 {
 			log.Error("contract loaded with problems", "file", file, "problems", problems.Error())

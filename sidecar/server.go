@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
 	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
 	"github.com/argoproj/argo-cd/v2/util/buffered_context"
@@ -22,7 +24,6 @@ import (
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // timeoutBuffer ends server-side work this long before the request's
@@ -213,7 +214,7 @@ func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([
 	} else {
 		rec.app = plugin.App{Name: envValue(repo.env, plugin.EnvAppName), Revision: envValue(repo.env, plugin.EnvAppRevision)}
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	switch {
 	case errors.As(err, &ps):
 		return nil, rec.invalid(ps)
@@ -286,13 +287,13 @@ func (s *Server) render(ctx context.Context, sl *slot, src plugin.Source) (*plug
 		return nil, nil, fmt.Errorf("render cancelled: %w", ctx.Err())
 	case <-budget.C:
 		where := environValue(src.Environ, plugin.EnvAppSourcePath)
-		return nil, nil, validate.Problems{render.BudgetProblem(s.limits.RenderBudget(), where)}
+		return nil, nil, problem.Problems{render.BudgetProblem(s.limits.RenderBudget(), where)}
 	}
 }
 
 // invalid records problems and returns them as an InvalidArgument error
 // whose message is one problem per line.
-func (r *record) invalid(problems validate.Problems) error {
+func (r *record) invalid(problems problem.Problems) error {
 	r.outcome = OutcomeInvalid
 	for _, p := range problems {
 		if !slices.Contains(r.codes, p.Code) {

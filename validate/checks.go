@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -13,7 +15,7 @@ import (
 // accepted, every dependency provided, sizes and requests within budget, a
 // codeLocation that is neither codeloc's nor owns a platform name; and
 // refuses a revision atlas does not attest as ready (CodeNotReady).
-func Check(d *Declaration, c *Contract) Problems {
+func Check(d *Declaration, c *Contract) problem.Problems {
 	ps := append(checkReady(d), checkCodeLocationName(d, c)...)
 	add := func(code, path, msg, hint string) { ps = append(ps, d.PosOf(path).At(code, path, msg, hint)) }
 
@@ -63,16 +65,16 @@ func Check(d *Declaration, c *Contract) Problems {
 // checkReady refuses ready: false. Readiness is atlas's attestation that the
 // revision is merged, tagged and tested; a revision without it is not deployed,
 // and Argo CD keeps the objects of the last one that rendered.
-func checkReady(d *Declaration) Problems {
+func checkReady(d *Declaration) problem.Problems {
 	if !d.notReady {
 		return nil
 	}
-	return Problems{d.PosOf("ready").At(CodeNotReady, "ready", "the declaration says ready: false: this revision is not attested ready, so it is not deployed",
+	return problem.Problems{d.PosOf("ready").At(CodeNotReady, "ready", "the declaration says ready: false: this revision is not attested ready, so it is not deployed",
 		"the running revision stays deployed; push a revision with ready: true once it is merged, tagged and tested")}
 }
 
-func checkBuckets(d *Declaration, c *Contract) Problems {
-	var ps Problems
+func checkBuckets(d *Declaration, c *Contract) problem.Problems {
+	var ps problem.Problems
 	add := func(code, path, msg, hint string) { ps = append(ps, d.PosOf(path).At(code, path, msg, hint)) }
 	for i, b := range d.DependsOn.Buckets {
 		path := index("dependsOn.buckets", i)
@@ -98,8 +100,8 @@ func checkBuckets(d *Declaration, c *Contract) Problems {
 	return ps
 }
 
-func checkBudgets(d *Declaration, c *Contract) Problems {
-	var ps Problems
+func checkBudgets(d *Declaration, c *Contract) problem.Problems {
+	var ps problem.Problems
 	over := func(path, what string, got resource.Quantity, budget Quantity) {
 		if budget.Set && got.Cmp(budget.Quantity) > 0 {
 			ps = append(ps, d.PosOf(path).At(CodeOverBudget, path, fmt.Sprintf("%s %s exceeds the contract's budget of %s per code-location", what, got.String(), budget.String()),

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // ExampleContract is the embedded generic contract: the default of `render`
@@ -22,28 +24,28 @@ const ExampleContractFile = "<embedded>/contract.example.yaml"
 
 // Contract is the versioned cluster contract owned by the platform.
 type Contract struct {
-	APIVersion       string         `json:"apiVersion"`
-	Kind             string         `json:"kind"`
-	ContractVersions []int          `json:"contractVersions"`
-	Namespace        string         `json:"namespace"`
-	ArgoCDNamespace  string         `json:"argocdNamespace,omitempty"`
-	Registry         string         `json:"registry"`
-	Databases        []Database     `json:"databases,omitempty"`
-	Secrets          []Secret       `json:"secrets,omitempty"`
-	ConfigMaps       []Provided     `json:"configMaps,omitempty"`
-	ServiceAccounts  []Provided     `json:"serviceAccounts,omitempty"`
-	ObjectStorage    ObjectStorage  `json:"objectStorage"`
-	BlockStorage     BlockStorage   `json:"blockStorage"`
-	Budgets          Budgets        `json:"budgets"`
-	Limits           Limits         `json:"limits"`
-	Ceph             Ceph           `json:"ceph"`
-	Jobs             Jobs           `json:"jobs"`
-	DB               DatabaseConfig `json:"database"`
-	Policy           Policy         `json:"policy"`
-	Dagster          Dagster        `json:"dagster"`
-	File             string         `json:"-"`
-	Raw              []byte         `json:"-"`
-	Pos              map[string]Pos `json:"-"`
+	APIVersion       string                 `json:"apiVersion"`
+	Kind             string                 `json:"kind"`
+	ContractVersions []int                  `json:"contractVersions"`
+	Namespace        string                 `json:"namespace"`
+	ArgoCDNamespace  string                 `json:"argocdNamespace,omitempty"`
+	Registry         string                 `json:"registry"`
+	Databases        []Database             `json:"databases,omitempty"`
+	Secrets          []Secret               `json:"secrets,omitempty"`
+	ConfigMaps       []Provided             `json:"configMaps,omitempty"`
+	ServiceAccounts  []Provided             `json:"serviceAccounts,omitempty"`
+	ObjectStorage    ObjectStorage          `json:"objectStorage"`
+	BlockStorage     BlockStorage           `json:"blockStorage"`
+	Budgets          Budgets                `json:"budgets"`
+	Limits           Limits                 `json:"limits"`
+	Ceph             Ceph                   `json:"ceph"`
+	Jobs             Jobs                   `json:"jobs"`
+	DB               DatabaseConfig         `json:"database"`
+	Policy           Policy                 `json:"policy"`
+	Dagster          Dagster                `json:"dagster"`
+	File             string                 `json:"-"`
+	Raw              []byte                 `json:"-"`
+	Pos              map[string]problem.Pos `json:"-"`
 }
 
 // Database is a logical database the platform provides.
@@ -170,7 +172,7 @@ const (
 
 // LoadContract reads the contract at path, or the embedded example when path
 // is empty.
-func LoadContract(path string) (*Contract, Problems) {
+func LoadContract(path string) (*Contract, problem.Problems) {
 	if path == "" {
 		return ParseContract(ExampleContractFile, ExampleContract)
 	}
@@ -181,7 +183,7 @@ func LoadContract(path string) (*Contract, Problems) {
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			msg = pe.Err.Error()
 		}
-		return nil, Problems{{Code: CodeContractUnreadable, File: path, Message: msg, Hint: "mount the cluster contract and point --contract (or CODELOC_CONTRACT) at it; `codeloc contract` prints an example"}}
+		return nil, problem.Problems{{Code: CodeContractUnreadable, File: path, Message: msg, Hint: "mount the cluster contract and point --contract (or CODELOC_CONTRACT) at it; `codeloc contract` prints an example"}}
 	}
 	return ParseContract(path, data)
 }
@@ -225,7 +227,7 @@ func (c *Contract) applyDefaults() {
 
 // PosOf returns the position of a contract field path, falling back to
 // its closest recorded parent and then to the file itself.
-func (c *Contract) PosOf(path string) Pos { return posOf(c.Pos, c.File, path) }
+func (c *Contract) PosOf(path string) problem.Pos { return posOf(c.Pos, c.File, path) }
 
 // Accepts reports whether the contract accepts a declared version.
 func (c *Contract) Accepts(v int) bool { return slices.Contains(c.ContractVersions, v) }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -16,7 +18,7 @@ var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "v
 // contractChecker collects the problems of a contract's own consistency.
 type contractChecker struct {
 	c  *Contract
-	ps Problems
+	ps problem.Problems
 }
 
 func (k *contractChecker) add(code, path, msg, hint string) {
@@ -28,7 +30,7 @@ func (k *contractChecker) invalid(path, msg, hint string) {
 }
 
 // check validates the contract's own consistency.
-func (c *Contract) check() Problems {
+func (c *Contract) check() problem.Problems {
 	k := &contractChecker{c: c}
 	k.identity()
 	k.databasesAndSecrets()

@@ -3,11 +3,13 @@ package validate
 import (
 	"slices"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // ParseContract decodes and checks a contract document.
-func ParseContract(file string, data []byte) (*Contract, Problems) {
+func ParseContract(file string, data []byte) (*Contract, problem.Problems) {
 	w := newWalker(file)
 	root := w.parseRoot(data)
 	if root == nil {

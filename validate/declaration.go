@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -37,7 +39,7 @@ type Declaration struct {
 	// Migrations are the declared SQL files, read in declared order.
 	Migrations []Migration `json:"-"`
 	// Pos maps each field path (dependsOn.buckets[0].size) to its position.
-	Pos map[string]Pos `json:"-"`
+	Pos map[string]problem.Pos `json:"-"`
 
 	// notReady is ready: false as written; a missing or mistyped ready is a
 	// form problem, not also a refusal of the revision.
@@ -73,17 +75,17 @@ type Bucket struct {
 
 // PosOf returns the position of a field path, falling back to its closest
 // recorded parent and then to the file itself.
-func (d *Declaration) PosOf(path string) Pos { return posOf(d.Pos, d.File, path) }
+func (d *Declaration) PosOf(path string) problem.Pos { return posOf(d.Pos, d.File, path) }
 
 // posOf looks path up in positions, then its parents; else the file's
 // first line.
-func posOf(positions map[string]Pos, file, path string) Pos {
+func posOf(positions map[string]problem.Pos, file, path string) problem.Pos {
 	for p := path; p != ""; p = parentPath(p) {
 		if pos, ok := positions[p]; ok {
 			return pos
 		}
 	}
-	return Pos{File: file, Line: 1, Column: 1}
+	return problem.Pos{File: file, Line: 1, Column: 1}
 }
 
 func parentPath(p string) string {
@@ -96,16 +98,16 @@ func parentPath(p string) string {
 // LoadDeclaration reads and checks dir/code-location.manifest.yaml on its own
 // (schema, names, revision, quantities, duplicates, migration files). It
 // returns the declaration, possibly partial, and every problem found.
-func LoadDeclaration(dir string) (*Declaration, Problems) {
+func LoadDeclaration(dir string) (*Declaration, problem.Problems) {
 	return LoadDeclarationFS(fsys.Disk(), dir)
 }
 
 // LoadDeclarationFS is LoadDeclaration on the file system fs.
-func LoadDeclarationFS(fs fsys.FS, dir string) (*Declaration, Problems) {
+func LoadDeclarationFS(fs fsys.FS, dir string) (*Declaration, problem.Problems) {
 	file := filepath.Join(dir, ManifestFile)
 	data, p := readRepoFile(fs, dir, ManifestFile, "write the declaration described in the README next to kustomization.yaml")
 	if p != nil {
-		return nil, Problems{*p}
+		return nil, problem.Problems{*p}
 	}
 	d, problems := ParseDeclaration(file, data)
 	if d != nil {
@@ -116,9 +118,9 @@ func LoadDeclarationFS(fs fsys.FS, dir string) (*Declaration, Problems) {
 
 // readRepoFile reads a regular file inside dir, refusing symlinks and
 // oversized files.
-func readRepoFile(fs fsys.FS, dir, name, hint string) ([]byte, *Problem) {
+func readRepoFile(fs fsys.FS, dir, name, hint string) ([]byte, *problem.Problem) {
 	file := filepath.Join(dir, name)
-	at := Pos{File: file}
+	at := problem.Pos{File: file}
 	fi, err := fs.Lstat(file)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
@@ -147,7 +149,7 @@ func readRepoFile(fs fsys.FS, dir, name, hint string) ([]byte, *Problem) {
 
 // ParseDeclaration decodes a declaration strictly and checks each field's
 // form. It does not look at the repo or the contract.
-func ParseDeclaration(file string, data []byte) (*Declaration, Problems) {
+func ParseDeclaration(file string, data []byte) (*Declaration, problem.Problems) {
 	w := newWalker(file)
 	root := w.parseRoot(data)
 	if root == nil {
@@ -202,8 +204,8 @@ func (w *walker) dependsOn(n *yaml.Node, path string, dep *DependsOn) {
 }
 
 // checkForm checks names, revision, duplicates and self-dependency.
-func (d *Declaration) checkForm() Problems {
-	var ps Problems
+func (d *Declaration) checkForm() problem.Problems {
+	var ps problem.Problems
 	add := func(code, path, msg, hint string) { ps = append(ps, d.PosOf(path).At(code, path, msg, hint)) }
 	label := func(path, v string) {
 		if v == "" {
@@ -269,13 +271,13 @@ func (d *Declaration) checkForm() Problems {
 
 // readMigrations reads each declared migration, a regular file directly
 // under dir/migrations, into d.Migrations, and bounds their total size.
-func (d *Declaration) readMigrations(fs fsys.FS, dir string) Problems {
-	var ps Problems
+func (d *Declaration) readMigrations(fs fsys.FS, dir string) problem.Problems {
+	var ps problem.Problems
 	if len(d.DependsOn.Migrations) == 0 {
 		return nil
 	}
 	if fi, err := fs.Lstat(filepath.Join(dir, MigrationsDir)); err == nil && fi.Mode()&iofs.ModeSymlink != 0 {
-		return Problems{d.PosOf("dependsOn.migrations").At(CodeFileNotRegular, "dependsOn.migrations", "the migrations folder is a symbolic link", "commit a real migrations/ folder")}
+		return problem.Problems{d.PosOf("dependsOn.migrations").At(CodeFileNotRegular, "dependsOn.migrations", "the migrations folder is a symbolic link", "commit a real migrations/ folder")}
 	}
 	total := 0
 	for i, name := range d.DependsOn.Migrations {
@@ -306,24 +308,24 @@ const (
 	MaxMigrationsTotal = names.MaxMigrationsTotal
 )
 
-func readMigration(fs fsys.FS, dir, name string) ([]byte, *Problem) {
+func readMigration(fs fsys.FS, dir, name string) ([]byte, *problem.Problem) {
 	file := filepath.Join(dir, MigrationsDir, name)
 	fi, err := fs.Lstat(file)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
-		return nil, &Problem{Code: CodeMigrationMissing, Message: "file not found", Hint: fmt.Sprintf("add %s or remove it from the list", filepath.Join(MigrationsDir, name))}
+		return nil, &problem.Problem{Code: CodeMigrationMissing, Message: "file not found", Hint: fmt.Sprintf("add %s or remove it from the list", filepath.Join(MigrationsDir, name))}
 	case err != nil:
-		return nil, &Problem{Code: CodeFileUnreadable, Message: err.Error(), Hint: "check the file's permissions"}
+		return nil, &problem.Problem{Code: CodeFileUnreadable, Message: err.Error(), Hint: "check the file's permissions"}
 	case !fi.Mode().IsRegular():
-		return nil, &Problem{Code: CodeFileNotRegular, Message: "is not a regular file (a link or a folder)", Hint: "commit the .sql file itself"}
+		return nil, &problem.Problem{Code: CodeFileNotRegular, Message: "is not a regular file (a link or a folder)", Hint: "commit the .sql file itself"}
 	case fi.Size() > MaxMigrationBytes:
-		return nil, &Problem{Code: CodeMigrationTooLarge, Message: fmt.Sprintf("is %d bytes, more than %d", fi.Size(), MaxMigrationBytes), Hint: "split the migration"}
+		return nil, &problem.Problem{Code: CodeMigrationTooLarge, Message: fmt.Sprintf("is %d bytes, more than %d", fi.Size(), MaxMigrationBytes), Hint: "split the migration"}
 	case fi.Size() == 0:
-		return nil, &Problem{Code: CodeMigrationEmpty, Message: "is empty", Hint: "write the SQL or remove the migration"}
+		return nil, &problem.Problem{Code: CodeMigrationEmpty, Message: "is empty", Hint: "write the SQL or remove the migration"}
 	}
 	data, err := fs.ReadFile(file)
 	if err != nil {
-		return nil, &Problem{Code: CodeFileUnreadable, Message: err.Error(), Hint: "check the file's permissions"}
+		return nil, &problem.Problem{Code: CodeFileUnreadable, Message: err.Error(), Hint: "check the file's permissions"}
 	}
 	if p := migrationContent(data); p != nil {
 		return nil, p

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -43,7 +45,7 @@ func FuzzParseContract(f *testing.F) {
 	})
 }
 
-func checkProblems(t *testing.T, problems validate.Problems) {
+func checkProblems(t *testing.T, problems problem.Problems) {
 	t.Helper()
 	for _, p := range problems {
 		if p.Code == "" || p.Message == "" {

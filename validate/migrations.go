@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/sqltext"
 	"github.com/codeloc/codeloc/validate/sqllint"
 )
@@ -17,12 +19,12 @@ import (
 // data does not carry) and at least one statement once comments, white
 // space and semicolons are left out (the first line "-- codeloc:no-transaction"
 // is a comment too).
-func migrationContent(data []byte) *Problem {
+func migrationContent(data []byte) *problem.Problem {
 	if p := migrationNotText(data); p != nil {
 		return p
 	}
 	if !sqlHasStatement(string(data)) {
-		return &Problem{Code: CodeMigrationEmpty, Message: "holds no SQL statement, only comments and white space",
+		return &problem.Problem{Code: CodeMigrationEmpty, Message: "holds no SQL statement, only comments and white space",
 			Hint: "write the SQL or remove the migration"}
 	}
 	return nil
@@ -30,7 +32,7 @@ func migrationContent(data []byte) *Problem {
 
 // migrationNotText says where data stops being text: the byte offset and
 // line of its first NUL byte or byte that is not UTF-8; nil when it is text.
-func migrationNotText(data []byte) *Problem {
+func migrationNotText(data []byte) *problem.Problem {
 	if utf8.Valid(data) && bytes.IndexByte(data, 0) < 0 {
 		return nil
 	}
@@ -47,7 +49,7 @@ func migrationNotText(data []byte) *Problem {
 			continue
 		}
 		line := bytes.Count(data[:i], []byte("\n")) + 1
-		return &Problem{Code: CodeMigrationNotText,
+		return &problem.Problem{Code: CodeMigrationNotText,
 			Message: fmt.Sprintf("is not text: at byte %d (line %d) is %s", i, line, what),
 			Hint:    `save it as UTF-8 text without NUL bytes, and write binary values as SQL literals ('\x...'::bytea, decode('...', 'base64'))`}
 	}
@@ -74,18 +76,18 @@ func sqlHasStatement(sql string) bool {
 // migrations/FILE:LINE:COLUMN. Every declared file is read, applied or not:
 // render cannot know which ones the database already has. Without
 // migrations it costs nothing: the parser starts on the first file.
-func LintMigrations(d *Declaration, c *Contract) Problems {
+func LintMigrations(d *Declaration, c *Contract) problem.Problems {
 	if d == nil || c == nil || len(d.Migrations) == 0 {
 		return nil
 	}
 	cfg := sqllint.Config{Severities: c.Policy.Migrations, LockTimeout: c.DB.Migrations.LockTimeout}
 	dir := filepath.Join(filepath.Dir(d.File), MigrationsDir)
-	var ps Problems
+	var ps problem.Problems
 	for _, m := range d.Migrations {
 		for _, f := range sqllint.Lint(string(m.SQL), cfg) {
-			p := Problem{Code: f.Code, File: filepath.Join(dir, m.Name), Line: f.Line, Column: f.Column, Message: f.Message, Hint: f.Hint}
+			p := problem.Problem{Code: f.Code, File: filepath.Join(dir, m.Name), Line: f.Line, Column: f.Column, Message: f.Message, Hint: f.Hint}
 			if f.Severity == sqllint.Warning {
-				p.Severity = SeverityWarning
+				p.Severity = problem.SeverityWarning
 			}
 			ps = append(ps, p)
 		}

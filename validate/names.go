@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/codeloc/codeloc/internal/names"
 )
 
@@ -72,14 +74,14 @@ func (c *Contract) webserverService() string {
 // for itself, or that would own a name of the platform: all code-locations
 // deploy into one namespace, and each owns every name <codeLocation> and
 // <codeLocation>-<name>.
-func checkCodeLocationName(d *Declaration, c *Contract) Problems {
+func checkCodeLocationName(d *Declaration, c *Contract) problem.Problems {
 	cl := d.CodeLocation
 	if cl == "" {
 		return nil
 	}
 	at := d.PosOf("codeLocation")
 	if r, ok := names.Reserved(cl); ok {
-		return Problems{at.At(CodeCodeLocationReserved, "codeLocation",
+		return problem.Problems{at.At(CodeCodeLocationReserved, "codeLocation",
 			fmt.Sprintf("%q is a name codeloc keeps for itself: %s", cl, r.Why()),
 			fmt.Sprintf("choose another name: not codeloc, nor codeloc-<name>, nor ending with %s, nor %s", strings.Join(names.ReservedSuffixes(), ", "), names.RootApplicationName))}
 	}
@@ -87,7 +89,7 @@ func checkCodeLocationName(d *Declaration, c *Contract) Problems {
 	if len(owned) == 0 {
 		return nil
 	}
-	return Problems{at.At(CodeCodeLocationPlatform, "codeLocation",
+	return problem.Problems{at.At(CodeCodeLocationPlatform, "codeLocation",
 		fmt.Sprintf("%q would own the platform's %s: every object of a code-location is named %s or %s-<name>, so its objects could take the platform's", cl, owned, cl, cl),
 		fmt.Sprintf("rename the code-location (its folder, codeLocation and images) so that no platform name is %s or starts with %s-", cl, cl))}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
@@ -119,7 +121,7 @@ func TestBoundedInput(t *testing.T) {
 	}
 }
 
-func hasCode(ps validate.Problems, code string) bool {
+func hasCode(ps problem.Problems, code string) bool {
 	for _, p := range ps {
 		if p.Code == code {
 			return true

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -27,19 +29,19 @@ const MaxFileBytes = names.MaxYAMLBytes
 // position and every problem is collected instead of stopping at the first.
 type walker struct {
 	file     string
-	problems Problems
-	pos      map[string]Pos
+	problems problem.Problems
+	pos      map[string]problem.Pos
 }
 
 func newWalker(file string) *walker {
-	return &walker{file: file, pos: map[string]Pos{}}
+	return &walker{file: file, pos: map[string]problem.Pos{}}
 }
 
-func (w *walker) at(n *yaml.Node) Pos {
+func (w *walker) at(n *yaml.Node) problem.Pos {
 	if n == nil {
-		return Pos{File: w.file}
+		return problem.Pos{File: w.file}
 	}
-	return Pos{File: w.file, Line: n.Line, Column: n.Column}
+	return problem.Pos{File: w.file, Line: n.Line, Column: n.Column}
 }
 
 func (w *walker) add(n *yaml.Node, code, path, msg, hint string) {
@@ -90,7 +92,7 @@ func (w *walker) syntaxError(err error) {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
-	w.problems = append(w.problems, Problem{Code: CodeYAMLSyntax, File: w.file, Line: line, Column: min(line, 1), Message: msg, Hint: "fix the YAML syntax"})
+	w.problems = append(w.problems, problem.Problem{Code: CodeYAMLSyntax, File: w.file, Line: line, Column: min(line, 1), Message: msg, Hint: "fix the YAML syntax"})
 }
 
 func kindName(n *yaml.Node) string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -77,7 +79,7 @@ kubeconfig ($KUBECONFIG, ~/.kube/config).`,
 // runLive runs the live checks for `validate --live` (a commands.LiveFunc):
 // the declaration in dir, the contract at contractPath (else
 // $CODELOC_CONTRACT), the cluster of kubeconfig (else in-cluster or the
-// default kubeconfig). Problems come back as validate.Problems; notes and
+// default kubeconfig). Problems come back as problem.Problems; notes and
 // the summary go to stderr and stdout.
 func runLive(ctx context.Context, stdout, stderr io.Writer, dir, contractPath, kubeconfig string) error {
 	if contractPath == "" {
@@ -88,7 +90,7 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, dir, contractPath, k
 }
 
 // run loads the inputs, runs the checks and reports. Problems are returned
-// as validate.Problems (exit 1); the termination message is written in
+// as problem.Problems (exit 1); the termination message is written in
 // every case.
 func (lr liveRun) run(ctx context.Context, stdout, stderr io.Writer) (err error) {
 	if ctx == nil {
@@ -153,7 +155,7 @@ func failureSummary(err error, rep *preflight.Report) string {
 	if rep != nil {
 		return rep.Summary()
 	}
-	var problems validate.Problems
+	var problems problem.Problems
 	if errors.As(err, &problems) {
 		return fmt.Sprintf("preflight: %d problem(s): %s", len(problems), strings.ReplaceAll(problems.Error(), "\n", "; "))
 	}

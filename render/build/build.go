@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
@@ -18,7 +20,6 @@ import (
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/yamlbound"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Output is what a build yields.
@@ -28,7 +29,7 @@ type Output struct {
 	Objects []*yaml.RNode
 	// Problems are, with Objects, the objects' metadata problems and the
 	// warnings; without, why there is no object.
-	Problems validate.Problems
+	Problems problem.Problems
 	// Locator places problems of the objects in their files.
 	Locator *Locator
 }
@@ -69,22 +70,22 @@ func Build(fs fsys.FS, root string, opts Options) *Output {
 		// then made of what was left.
 		return &Output{Problems: b.problems}
 	}
-	if err != nil && slices.ContainsFunc(b.problems, func(p validate.Problem) bool { return p.Code == CodeMetadata }) {
+	if err != nil && slices.ContainsFunc(b.problems, func(p problem.Problem) bool { return p.Code == CodeMetadata }) {
 		return &Output{Problems: b.problems} // what kustomize choked on, at its line
 	}
 	if err != nil {
-		return &Output{Problems: validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}}
+		return &Output{Problems: problem.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "run `kustomize build` on the folder to see the same error"}}}
 	}
 	resources := rm.Resources()
 	if len(resources) == 0 {
-		return &Output{Problems: validate.Problems{{Code: CodeKustomizeEmpty, File: file, Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}}
+		return &Output{Problems: problem.Problems{{Code: CodeKustomizeEmpty, File: file, Message: "the kustomize root yields no object", Hint: "list the code-location's manifests under resources:"}}}
 	}
 	loc := newLocator(b, file)
 	objs := make([]*yaml.RNode, len(resources))
 	for i, r := range resources {
 		o, err := takeOrigin(r, root)
 		if err != nil {
-			return &Output{Problems: validate.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the object's annotations"}}}
+			return &Output{Problems: problem.Problems{{Code: CodeKustomizeBuild, File: file, Message: err.Error(), Hint: "check the object's annotations"}}}
 		}
 		objs[i] = &r.RNode
 		loc.origins[objs[i]] = o
@@ -100,7 +101,7 @@ type builder struct {
 	// rootFile is the root kustomization as kustomize reads it (links
 	// resolved): origins are asked of it alone.
 	rootFile string
-	problems validate.Problems
+	problems problem.Problems
 	patches  []*patch
 	// objectFiles are the files listed under resources, generators,
 	// transformers or validators (links resolved): their objects'
@@ -143,7 +144,7 @@ func newBuilder(fs fsys.FS, root string, track bool) *builder {
 // refused reports whether the guard refused anything: a problem other than
 // a warning or an object's metadata.
 func (b *builder) refused() bool {
-	return slices.ContainsFunc(b.problems, func(p validate.Problem) bool { return p.Code != CodeMetadata && !p.IsWarning() })
+	return slices.ContainsFunc(b.problems, func(p problem.Problem) bool { return p.Code != CodeMetadata && !p.IsWarning() })
 }
 
 // kustomizationFile returns the kustomization file of a folder, for

@@ -12,12 +12,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/yamlbound"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // writeTree writes files (path: content) under a new folder and returns it.
@@ -39,7 +40,7 @@ func writeTree(t testing.TB, files map[string]string) string {
 const configMap = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-settings\ndata:\n  a: b\n"
 
 // lines are problems as `code file:line:col path`, files relative to dir.
-func lines(dir string, ps validate.Problems) []string {
+func lines(dir string, ps problem.Problems) []string {
 	var out []string
 	for _, p := range ps.Sorted() {
 		file := p.File

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // deprecatedField is a kustomization field kustomize warns about, and
@@ -35,9 +36,9 @@ func (b *builder) noteDeprecated(file string, doc *yaml.RNode) {
 			continue
 		}
 		k := f.Key.YNode()
-		b.problems = append(b.problems, validate.Problem{Code: CodeKustomizeNotes, Path: d.field, File: file, Line: k.Line, Column: k.Column,
+		b.problems = append(b.problems, problem.Problem{Code: CodeKustomizeNotes, Path: d.field, File: file, Line: k.Line, Column: k.Column,
 			Message: fmt.Sprintf("%s is deprecated in kustomize", d.field), Hint: fmt.Sprintf("use %s instead; `kustomize edit fix` rewrites the file", d.instead),
-			Severity: validate.SeverityWarning})
+			Severity: problem.SeverityWarning})
 	}
 }
 

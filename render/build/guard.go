@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // guard is the file system kustomize builds from: fs, except that each
@@ -89,7 +90,7 @@ func (b *builder) yamlLimit(path string, e *yamlbound.Exceeded) error {
 	if e.Line > 0 && col == 0 {
 		col = 1
 	}
-	b.problems = append(b.problems, validate.Problem{Code: CodeYAMLLimit, File: filepath.Clean(path), Line: e.Line, Column: col,
+	b.problems = append(b.problems, problem.Problem{Code: CodeYAMLLimit, File: filepath.Clean(path), Line: e.Line, Column: col,
 		Message: e.Detail + fmt.Sprintf(", more than the %d %s a file may have", e.Limit, e.What),
 		Hint:    "write the values out instead of through aliases, or flatten the file; a platform that needs it raises the limit with " + e.Setting})
 	return errRefused
@@ -120,8 +121,8 @@ func (b *builder) countObjects(path string, docs []*yaml.RNode) {
 
 // ObjectLimit is the problem of a code-location past the contract's
 // limits.objects; what says what went past it.
-func ObjectLimit(file string, line, col, limit int, what string) validate.Problem {
-	return validate.Problem{Code: CodeObjectLimit, Path: "resources", File: file, Line: line, Column: col,
+func ObjectLimit(file string, line, col, limit int, what string) problem.Problem {
+	return problem.Problem{Code: CodeObjectLimit, Path: "resources", File: file, Line: line, Column: col,
 		Message: fmt.Sprintf("%s more than the %d objects a code-location may render (contract limits.objects)", what, limit),
 		Hint:    "a code-location is not a monorepo: split it into several code-locations, or ask the platform to raise limits.objects in the cluster contract"}
 }

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // pathFields are the kustomization fields holding lists of paths or URLs.
@@ -40,10 +41,10 @@ func (b *builder) inspect(file string, data []byte) []byte {
 	doc, err := yaml.Parse(string(data))
 	switch {
 	case err != nil: // nothing the guard cannot read reaches kustomize
-		b.problems = append(b.problems, validate.Problem{Code: CodeKustomizeBuild, File: file, Message: "the kustomization is not YAML: " + validate.OneLine(err.Error()), Hint: hint})
+		b.problems = append(b.problems, problem.Problem{Code: CodeKustomizeBuild, File: file, Message: "the kustomization is not YAML: " + problem.OneLine(err.Error()), Hint: hint})
 		return nil
 	case len(node.Documents(data)) > 1:
-		b.problems = append(b.problems, validate.Problem{Code: CodeKustomizeBuild, File: file, Message: "the kustomization holds more than one YAML document", Hint: hint})
+		b.problems = append(b.problems, problem.Problem{Code: CodeKustomizeBuild, File: file, Message: "the kustomization holds more than one YAML document", Hint: hint})
 		return nil
 	case doc.YNode().Kind != yaml.MappingNode:
 		return data // kustomize says what it is, in its own words
@@ -75,7 +76,7 @@ func (b *builder) inspect(file string, data []byte) []byte {
 	if hasDeprecated(doc) {
 		fixed, err := fixKustomization(b.fs, dir, data)
 		if err != nil {
-			b.problems = append(b.problems, validate.Problem{Code: CodeKustomizeBuild, File: file, Message: err.Error(),
+			b.problems = append(b.problems, problem.Problem{Code: CodeKustomizeBuild, File: file, Message: err.Error(),
 				Hint: "move the deprecated fields to their replacements yourself (`kustomize edit fix`), keeping each label in one of them"})
 			return nil
 		}
@@ -343,7 +344,7 @@ func (b *builder) checkRef(file string, n *yaml.Node, field string, value ...str
 }
 
 func (b *builder) add(file string, n *yaml.Node, code, field, msg, hint string) {
-	b.problems = append(b.problems, validate.Problem{Code: code, Path: field, File: file, Line: n.Line, Column: n.Column, Message: msg, Hint: hint})
+	b.problems = append(b.problems, problem.Problem{Code: code, Path: field, File: file, Line: n.Line, Column: n.Column, Message: msg, Hint: hint})
 }
 
 // isRemote reports whether kustomize would fetch ref over the network: a

@@ -5,9 +5,9 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"sigs.k8s.io/kustomize/kyaml/yaml"
+	"github.com/codeloc/codeloc/internal/problem"
 
-	"github.com/codeloc/codeloc/validate"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // realPath is path, absolute, with every symbolic link resolved (path
@@ -40,7 +40,7 @@ func (b *builder) linksOutside(file string, n *yaml.Node, field, path string) bo
 	msg := fmt.Sprintf("%s is a symbolic link that resolves to %s, outside the kustomize root %s", link, real, b.real)
 	hint := "copy the file into the code-location's folder instead of linking to it: only the folder is deployed"
 	if n == nil {
-		b.problems = append(b.problems, validate.Problem{Code: CodeLinkOutside, File: file, Message: msg, Hint: hint})
+		b.problems = append(b.problems, problem.Problem{Code: CodeLinkOutside, File: file, Message: msg, Hint: hint})
 		return true
 	}
 	b.add(file, n, CodeLinkOutside, field, msg, hint)

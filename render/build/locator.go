@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Locator places problems of built objects in the files they came from.
@@ -46,12 +47,12 @@ func (l *Locator) MetadataRefused(o *yaml.RNode) bool { return l.badMetadata[nod
 // Problem is a problem of object o, at field (a dotted path inside the
 // object, "" for the object itself): placed in the object's own file, at
 // the field's line where the file shows it.
-func (l *Locator) Problem(o *yaml.RNode, code, field, msg, hint string) validate.Problem {
+func (l *Locator) Problem(o *yaml.RNode, code, field, msg, hint string) problem.Problem {
 	path := node.Ref(o)
 	if field != "" {
 		path += "." + field
 	}
-	p := validate.Problem{Code: code, Path: path, File: l.file, Message: msg, Hint: hint}
+	p := problem.Problem{Code: code, Path: path, File: l.file, Message: msg, Hint: hint}
 	l.place(&p, o, field)
 	return p
 }
@@ -67,7 +68,7 @@ func (l *Locator) Where(o *yaml.RNode) string {
 }
 
 // place sets p's file, line and column from o's origin.
-func (l *Locator) place(p *validate.Problem, o *yaml.RNode, field string) {
+func (l *Locator) place(p *problem.Problem, o *yaml.RNode, field string) {
 	org, ok := l.origins[o]
 	switch {
 	case !ok:

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // checkMetadata checks the metadata of every object in a resource file as
@@ -27,9 +28,9 @@ func (b *builder) checkMetadata(file string, data []byte) {
 // metadataProblems checks one object's metadata: a mapping with a name,
 // labels and annotations maps of strings (or null, which the API server
 // reads as absent), valid label keys and values.
-func metadataProblems(file string, doc *yaml.RNode) validate.Problems {
-	at := func(n *yaml.Node, path, msg, hint string) validate.Problem {
-		return validate.Pos{File: file, Line: n.Line, Column: n.Column}.At(CodeMetadata, node.Ref(doc)+"."+path, msg, hint)
+func metadataProblems(file string, doc *yaml.RNode) problem.Problems {
+	at := func(n *yaml.Node, path, msg, hint string) problem.Problem {
+		return problem.Pos{File: file, Line: n.Line, Column: n.Column}.At(CodeMetadata, node.Ref(doc)+"."+path, msg, hint)
 	}
 	md := doc.Field("metadata")
 	if md == nil || doc.GetKind() == "" {
@@ -37,9 +38,9 @@ func metadataProblems(file string, doc *yaml.RNode) validate.Problems {
 	}
 	meta := yaml.NewRNode(resolve(md.Value.YNode()))
 	if meta.YNode().Kind != yaml.MappingNode {
-		return validate.Problems{at(md.Value.YNode(), "metadata", "metadata is not a map", "write metadata as a map with name, labels, annotations")}
+		return problem.Problems{at(md.Value.YNode(), "metadata", "metadata is not a map", "write metadata as a map with name, labels, annotations")}
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	if name := meta.Field("name"); name == nil || name.Value.YNode().Kind != yaml.ScalarNode || name.Value.YNode().Value == "" {
 		ps = append(ps, at(md.Key.YNode(), "metadata.name", "the object has no name", "set metadata.name"))
 	}
@@ -65,14 +66,14 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-type problemAt func(n *yaml.Node, path, msg, hint string) validate.Problem
+type problemAt func(n *yaml.Node, path, msg, hint string) problem.Problem
 
 // stringMapProblems checks a labels or annotations map.
-func stringMapProblems(n *yaml.Node, path string, labels bool, at problemAt) validate.Problems {
+func stringMapProblems(n *yaml.Node, path string, labels bool, at problemAt) problem.Problems {
 	if n.Kind != yaml.MappingNode {
-		return validate.Problems{at(n, path, path+" is not a map of strings", "write it as key: \"value\" lines")}
+		return problem.Problems{at(n, path, path+" is not a map of strings", "write it as key: \"value\" lines")}
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
 		p := path + "." + k.Value

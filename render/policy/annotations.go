@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/yaml"
+	"github.com/codeloc/codeloc/internal/problem"
 
-	"github.com/codeloc/codeloc/validate"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // annotationRule refuses the annotations whose key starts with one of the
@@ -18,8 +18,8 @@ import (
 // The annotation's value is never printed: a snippet may carry secrets.
 type annotationRule struct{}
 
-func (annotationRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (annotationRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) {
 			continue

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -22,9 +24,9 @@ import (
 // declared secrets, for the preflight to check (in.secretKeys).
 type consumptionRule struct{}
 
-func (consumptionRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (consumptionRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	b := in.newBinding(objs)
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) {
 			continue
@@ -76,8 +78,8 @@ func (in *Context) newBinding(objs []*yaml.RNode) *binding {
 
 // object checks one built object: its pod spec, and the block storage or
 // pull secrets it carries itself.
-func (b *binding) object(o *yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (b *binding) object(o *yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	switch {
 	case o.GetKind() == "PersistentVolumeClaim": // any group: the kinds rule leaves them all to this one
 		ps = append(ps, b.shippedClaim(o))
@@ -152,7 +154,7 @@ var referenceRules = map[string]struct {
 }
 
 // check returns the problem of one reference, if any.
-func (b *binding) check(o *yaml.RNode, r reference) *validate.Problem {
+func (b *binding) check(o *yaml.RNode, r reference) *problem.Problem {
 	rule := referenceRules[r.kind]
 	msg, hint := rule.reason(b, r.name)
 	if r.name == "" && r.kind != kindServiceAccount { // "" is default for an account only
@@ -252,7 +254,7 @@ func (b *binding) contractBucket(name string) bool {
 }
 
 // shippedClaim refuses a PersistentVolumeClaim among the objects.
-func (b *binding) shippedClaim(o *yaml.RNode) validate.Problem {
+func (b *binding) shippedClaim(o *yaml.RNode) problem.Problem {
 	size := ""
 	if n, err := o.Pipe(yaml.Lookup("spec", "resources", "requests", "storage")); err == nil && n != nil {
 		size = " of " + yaml.GetValue(n)
@@ -263,12 +265,12 @@ func (b *binding) shippedClaim(o *yaml.RNode) validate.Problem {
 }
 
 // claimTemplates refuses a StatefulSet's volumeClaimTemplates.
-func (b *binding) claimTemplates(o *yaml.RNode) validate.Problems {
+func (b *binding) claimTemplates(o *yaml.RNode) problem.Problems {
 	spec := o.Field("spec")
 	if spec == nil {
 		return nil
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for i, t := range node.Sequence(spec.Value, "volumeClaimTemplates") {
 		name := ""
 		if n, err := t.Pipe(yaml.Lookup("metadata", "name")); err == nil && n != nil {
@@ -291,8 +293,8 @@ func (b *binding) diskHint() string {
 
 // serviceAccountPullSecrets checks the pull secrets of a shipped
 // ServiceAccount: Kubernetes adds them to every pod that runs as it.
-func (b *binding) serviceAccountPullSecrets(o *yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (b *binding) serviceAccountPullSecrets(o *yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for i, item := range node.Sequence(o, "imagePullSecrets") {
 		n := item.Field("name")
 		if n == nil {

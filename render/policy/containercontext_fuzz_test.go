@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -90,7 +92,7 @@ func FuzzContainerContext(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		type result struct {
 			faults   []contextFault
-			problems validate.Problems
+			problems problem.Problems
 		}
 		objs := contextFuzzObjects(t, text)
 		done := make(chan result, 1)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/codeloc/codeloc/internal/problem"
 	corev1 "k8s.io/api/core/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -37,7 +38,7 @@ func NewContext(d *validate.Declaration, c *validate.Contract, loc *build.Locato
 func (in *Context) SecretKeys() map[string][]string { return in.secretKeys }
 
 // problem is a problem of object o at field, placed in o's own file.
-func (in *Context) problem(o *yaml.RNode, code, field, msg, hint string) validate.Problem {
+func (in *Context) problem(o *yaml.RNode, code, field, msg, hint string) problem.Problem {
 	return in.loc.Problem(o, code, field, msg, hint)
 }
 

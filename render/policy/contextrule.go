@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"slices"
 	"strings"
 
@@ -12,8 +14,6 @@ import (
 	psaapi "k8s.io/pod-security-admission/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // containerContextRule holds the run pods Dagster launches from a code
@@ -25,10 +25,10 @@ import (
 // cannot read is refused: what it hands the run pods would be unknown.
 type containerContextRule struct{}
 
-func (containerContextRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	b := in.newBinding(objs)
 	cms := shippedConfigMaps(objs)
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, w := range in.decodedPods(objs) {
 		o := w.o
 		for _, ct := range podContainers(w.spec, w.path) {

@@ -5,12 +5,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // GRPCLocation is where the platform's Dagster reaches a code-location's
@@ -41,9 +42,9 @@ var imageEnvNames = []string{"DAGSTER_CURRENT_IMAGE", "DAGSTER_CONTAINER_IMAGE",
 // pods from to the container's own (the declared revision).
 type dagsterRule struct{}
 
-func (dagsterRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (dagsterRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	cms := shippedConfigMaps(objs)
-	var ps validate.Problems
+	var ps problem.Problems
 	var servers []*codeServer
 	for _, w := range in.decodedPods(objs) {
 		for _, ct := range podContainers(w.spec, w.path) {
@@ -83,9 +84,9 @@ func (in *Context) podLabels(o *yaml.RNode) map[string]string {
 
 // oneImage refuses an image setting of Dagster's that is not the
 // container's own image: run pods would launch another revision.
-func (in *Context) oneImage(o *yaml.RNode, ct containerAt, cms map[string]*yaml.RNode) validate.Problems {
+func (in *Context) oneImage(o *yaml.RNode, ct containerAt, cms map[string]*yaml.RNode) problem.Problems {
 	found, unreadable := envSources(ct.c, ct.path, cms, imageEnvNames, "--container-image")
-	var ps validate.Problems
+	var ps problem.Problems
 	fix := fmt.Sprintf("set it to %q, the container's image after kustomize's images: transform, or let kustomize copy the image into it (replacements:, see docs/declaration.md)", ct.c.Image)
 	for _, src := range unreadable {
 		ps = append(ps, in.problem(o, CodeDagsterImage, src.field, fmt.Sprintf("%s%s: codeloc cannot read the image Dagster launches runs from: %s", src.name, src.from, src.text), fix))
@@ -112,12 +113,12 @@ func oneLine(s string) string {
 
 // locate checks the code server's settings and finds the Service that
 // reaches it.
-func (in *Context) locate(s *codeServer, objs []*yaml.RNode) validate.Problems {
-	problem := func(code, field, msg, hint string) validate.Problems {
+func (in *Context) locate(s *codeServer, objs []*yaml.RNode) problem.Problems {
+	problem := func(code, field, msg, hint string) problem.Problems {
 		if field == "" {
 			field = s.path
 		}
-		return validate.Problems{in.problem(s.o, code, field, msg, hint)}
+		return problem.Problems{in.problem(s.o, code, field, msg, hint)}
 	}
 	portHint := fmt.Sprintf("run `%s -h 0.0.0.0 -p 3030 ...` (a literal port) and a Service with a port named grpc targeting it", s.command)
 	switch {
@@ -151,7 +152,7 @@ type servicePort struct {
 // findService finds the one Service port of the render that reaches the
 // code server: preferably the Service named after the code-location and
 // its port named grpc.
-func (in *Context) findService(s *codeServer, objs []*yaml.RNode) validate.Problems {
+func (in *Context) findService(s *codeServer, objs []*yaml.RNode) problem.Problems {
 	port := int32(s.portNumber())
 	var reach []servicePort
 	var selecting []string
@@ -175,12 +176,12 @@ func (in *Context) findService(s *codeServer, objs []*yaml.RNode) validate.Probl
 		if len(selecting) > 0 {
 			msg = fmt.Sprintf("Service %s selects the code server's pods but none of its ports reaches port %d", strings.Join(selecting, ", "), port)
 		}
-		return validate.Problems{in.problem(s.o, CodeGRPCService, s.path, msg,
+		return problem.Problems{in.problem(s.o, CodeGRPCService, s.path, msg,
 			fmt.Sprintf("ship a Service named %s selecting the pods, with a port named grpc targeting %d: Dagster's workspace reaches the code server through it", in.d.CodeLocation, port))}
 	}
 	best, ok := in.bestPort(reach)
 	if !ok {
-		return validate.Problems{in.problem(s.o, CodeGRPCService, s.path,
+		return problem.Problems{in.problem(s.o, CodeGRPCService, s.path,
 			fmt.Sprintf("Services %s all reach the code server: Dagster's workspace needs one", strings.Join(serviceNames(reach), ", ")),
 			fmt.Sprintf("name the one Dagster reaches %s, after the code-location", in.d.CodeLocation))}
 	}
@@ -244,7 +245,7 @@ func reaches(p corev1.ServicePort, port int32, c *corev1.Container) bool {
 // Locate runs the rule that finds the code server alone, for `codeloc
 // application`: the workspace needs every code-location's location, a
 // revision not yet ready included. Its errors are returned.
-func Locate(in *Context, objs []*yaml.RNode) validate.Problems {
+func Locate(in *Context, objs []*yaml.RNode) problem.Problems {
 	errs, _ := dagsterRule{}.Check(in, objs).Split()
 	return errs
 }

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // contextPod is a Pod of citation whose one container hands the run pods
@@ -19,7 +19,7 @@ func contextPod(env, ctx string) string {
 }
 
 // codes lists each problem as "code message" for the cases' assertions.
-func codes(ps validate.Problems) []string {
+func codes(ps problem.Problems) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Code+" "+p.Message)

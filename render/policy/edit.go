@@ -3,12 +3,13 @@ package policy
 import (
 	"fmt"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Apply edits the objects as the cluster deploys them, once Check found
@@ -16,8 +17,8 @@ import (
 // (on pod templates too, and to the pod selectors of Services,
 // NetworkPolicies and PodDisruptionBudgets), each declared bucket's
 // references injected into every container.
-func Apply(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func Apply(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		if err := in.edit(o); err != nil {
 			ps = append(ps, in.problem(o, build.CodeKustomizeBuild, "", err.Error(), "check the object's structure"))
@@ -93,12 +94,12 @@ func (in *Context) addBucketRefs(spec *yaml.RNode) error {
 // (its record, its preflight objects…), and those another declaration or
 // contract would give it (a migration Job without migrations, a migrations
 // ConfigMap of another hash, a reload pod without a webserver).
-func Conflicts(in *Context, atlas, emitted []*yaml.RNode) validate.Problems {
+func Conflicts(in *Context, atlas, emitted []*yaml.RNode) problem.Problems {
 	ours := map[string]bool{}
 	for _, o := range emitted {
 		ours[node.Ref(o)] = true
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, o := range atlas {
 		ref := node.Ref(o)
 		switch r, _ := names.Reserved(o.GetName()); {

@@ -8,19 +8,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/opencontainers/go-digest"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // imageRule checks the image of every container of every pod spec:
 // from the contract's registry (or policy.registries), and pinned.
 type imageRule struct{}
 
-func (imageRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (imageRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) {
 			continue
@@ -32,8 +33,8 @@ func (imageRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	return ps
 }
 
-func (in *Context) checkPodImages(o, spec *yaml.RNode, specPath string) validate.Problems {
-	var ps validate.Problems
+func (in *Context) checkPodImages(o, spec *yaml.RNode, specPath string) problem.Problems {
+	var ps problem.Problems
 	for _, f := range containerFields {
 		for i, c := range node.Sequence(spec, f) {
 			field := fmt.Sprintf("%s.%s[%d].image", specPath, f, i)
@@ -46,7 +47,7 @@ func (in *Context) checkPodImages(o, spec *yaml.RNode, specPath string) validate
 }
 
 // checkImage says the first thing wrong with a container's image, if any.
-func (in *Context) checkImage(o, c *yaml.RNode, field string) *validate.Problem {
+func (in *Context) checkImage(o, c *yaml.RNode, field string) *problem.Problem {
 	image := ""
 	if n := c.Field("image"); n != nil {
 		if n.Value.YNode().Kind != yaml.ScalarNode {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -16,8 +18,8 @@ import (
 // Services of a type policy.serviceTypes does not list.
 type kindRule struct{}
 
-func (kindRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (kindRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		// A PersistentVolumeClaim is refused as block storage by the
 		// consumption rule, whatever the kinds say.
@@ -47,7 +49,7 @@ func objectGroupKind(o *yaml.RNode) validate.GroupKind {
 	return validate.GroupKind{Group: gv.Group, Kind: o.GetKind()}
 }
 
-func (in *Context) kindNotAllowed(o *yaml.RNode, gk validate.GroupKind) validate.Problem {
+func (in *Context) kindNotAllowed(o *yaml.RNode, gk validate.GroupKind) problem.Problem {
 	msg := fmt.Sprintf("kind %s of apiVersion %s is not in the contract's policy.kinds", gk.Kind, o.GetApiVersion())
 	if gk == (validate.GroupKind{Group: "apps", Kind: "DaemonSet"}) {
 		msg += ": a DaemonSet runs a pod on every node"
@@ -64,7 +66,7 @@ var serviceTypeCosts = map[string]struct{ takes, instead string }{
 	"ExternalName": {"points a name of the cluster's DNS at an outside host", "reach the outside host by its own name from the pods"},
 }
 
-func (in *Context) checkServiceType(o *yaml.RNode) validate.Problems {
+func (in *Context) checkServiceType(o *yaml.RNode) problem.Problems {
 	t := ""
 	if n, err := o.Pipe(yaml.Lookup("spec", "type")); err == nil && n != nil {
 		t = yaml.GetValue(n)
@@ -79,7 +81,7 @@ func (in *Context) checkServiceType(o *yaml.RNode) validate.Problems {
 	if !known {
 		st.takes, st.instead = "is not a type the platform hands out", "use type ClusterIP"
 	}
-	return validate.Problems{in.problem(o, CodeServiceType, "spec.type",
+	return problem.Problems{in.problem(o, CodeServiceType, "spec.type",
 		fmt.Sprintf("type %s %s; the contract's policy.serviceTypes allows %s", t, st.takes, listOrNone(in.c.Policy.ServiceTypes)),
 		fmt.Sprintf("%s, or ask the platform to add %s to the contract's policy.serviceTypes", st.instead, t))}
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -37,7 +39,7 @@ func kindsObjects(t *testing.T, stream string) []*yaml.RNode {
 }
 
 // codesAndPaths is "code path" per problem, sorted as the render sorts.
-func codesAndPaths(ps validate.Problems) []string {
+func codesAndPaths(ps problem.Problems) []string {
 	var out []string
 	for _, p := range ps.Sorted() {
 		out = append(out, p.Code+" "+p.Path)

@@ -7,11 +7,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // numbersRule refuses the plain scalars of the built objects that the
@@ -33,8 +34,8 @@ import (
 // with Argo CD's reader.
 type numbersRule struct{}
 
-func (numbersRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (numbersRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	var w scalarWalk // one walk, its path reused, for every object
 	for _, o := range objs {
 		if handledByPolicy(o) {
@@ -213,7 +214,7 @@ func valueFault(n *yaml.Node) (msg, hint string, bad bool) {
 	}
 	argo, err := argoValue(n)
 	if err != nil {
-		return fmt.Sprintf("Argo CD (YAML 1.1) cannot turn %s into JSON: it fails on the whole render (%s)", n.Value, validate.OneLine(err.Error())),
+		return fmt.Sprintf("Argo CD (YAML 1.1) cannot turn %s into JSON: it fails on the whole render (%s)", n.Value, problem.OneLine(err.Error())),
 			fmt.Sprintf("quote it (%s) if it is a string, or write a value JSON can carry (a finite number)", strconv.Quote(n.Value)), true
 	}
 	ours, err := node.JSON(n)
@@ -251,7 +252,7 @@ func keyFault(k *yaml.Node) (msg, hint string, bad bool) {
 	case k.Value == "<<" && err != nil:
 		return "key << is YAML 1.1's merge key to Argo CD: it merges its value into the mapping, or fails on the whole render, while codeloc reads the key \"<<\"", hint, true
 	case err != nil:
-		return fmt.Sprintf("Argo CD (YAML 1.1) cannot turn the key %s into a JSON key: it fails on the whole render (%s)", k.Value, validate.OneLine(err.Error())), hint, true
+		return fmt.Sprintf("Argo CD (YAML 1.1) cannot turn the key %s into a JSON key: it fails on the whole render (%s)", k.Value, problem.OneLine(err.Error())), hint, true
 	}
 	return fmt.Sprintf("key %s becomes the key %q to Argo CD (YAML 1.1), while codeloc (YAML 1.2) reads the key %q", k.Value, argo, k.Value), hint, true
 }

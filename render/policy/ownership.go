@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // ownershipRule refuses objects whose name is not the code-location's
@@ -17,8 +18,8 @@ import (
 // codeloc-<other> read by the dependents' preflights).
 type ownershipRule struct{}
 
-func (ownershipRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (ownershipRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		if names.Owns(in.d.CodeLocation, o.GetName()) || !in.ownershipApplies(o) {
 			continue
@@ -28,7 +29,7 @@ func (ownershipRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	return ps
 }
 
-func (in *Context) nameNotOwned(o *yaml.RNode) validate.Problem {
+func (in *Context) nameNotOwned(o *yaml.RNode) problem.Problem {
 	cl, name := in.d.CodeLocation, o.GetName()
 	msg := fmt.Sprintf("%s is not %s nor %s-<name>: all code-locations share the namespace %s", name, cl, cl, in.c.Namespace)
 	hint := fmt.Sprintf("prefix its name with %s-, or set namePrefix: %s- in the kustomization to rename every object and the references to it", cl, cl)
@@ -73,8 +74,8 @@ func (in *Context) emittedHere(o *yaml.RNode) bool {
 // codeloc emits for this code-location with its kind is Conflicts'.
 type reservedNameRule struct{}
 
-func (reservedNameRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (reservedNameRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		name := o.GetName()
 		r, reserved := names.Reserved(name)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psaapi "k8s.io/pod-security-admission/api"
@@ -11,7 +13,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // podSecurityEvaluator runs the checks of Kubernetes' own Pod Security
@@ -30,9 +31,9 @@ var podSecurityEvaluator = sync.OnceValue(func() psa.Evaluator {
 // that level at "latest" would: one problem per failed check.
 type podSecurityRule struct{}
 
-func (podSecurityRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (podSecurityRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	lv := psaapi.LevelVersion{Level: psaapi.Level(in.c.Policy.PodSecurity), Version: psaapi.LatestVersion()}
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) {
 			continue

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,7 +49,7 @@ func podRuleObjects(t *testing.T, docs string) []*yaml.RNode {
 
 // podRuleLines shows problems as "code path: message", the part the rules
 // decide (files and lines are the context's).
-func podRuleLines(ps validate.Problems) []string {
+func podRuleLines(ps problem.Problems) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, fmt.Sprintf("%s %s: %s", p.Code, p.Path, p.Message))

@@ -11,16 +11,16 @@ package policy
 import (
 	"slices"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Rule is one family of checks over the built objects.
 type Rule interface {
 	// Check returns every problem of objs the rule finds.
-	Check(in *Context, objs []*yaml.RNode) validate.Problems
+	Check(in *Context, objs []*yaml.RNode) problem.Problems
 }
 
 // Rules are the rules Check runs, in order.
@@ -46,8 +46,8 @@ var Rules = []Rule{
 }
 
 // Check runs every rule over the objects as kustomize built them.
-func Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, r := range Rules {
 		ps = slices.Concat(ps, r.Check(in, objs))
 	}

@@ -5,11 +5,11 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // quantityRule refuses negative quantities in the pod specs: a container's
@@ -21,8 +21,8 @@ import (
 // decode says so).
 type quantityRule struct{}
 
-func (quantityRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (quantityRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, p := range in.decodedPods(objs) {
 		for _, nq := range podQuantities(p.spec) {
 			if nq.q.Sign() >= 0 {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -22,10 +24,10 @@ import (
 // refuses them.
 type rbacRule struct{}
 
-func (rbacRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (rbacRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	roles, accounts := shippedNames(objs, rbacv1.GroupName, "Role"), shippedNames(objs, "", "ServiceAccount")
 	shipped := indexShipped(objs)
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) || objectGroupKind(o).Group != rbacv1.GroupName {
 			continue
@@ -65,7 +67,7 @@ func decodeObject(o *yaml.RNode, v any) bool {
 	return err == nil && json.Unmarshal(data, v) == nil
 }
 
-func (in *Context) checkRoleRef(o *yaml.RNode, ref rbacv1.RoleRef, roles map[string]bool) validate.Problems {
+func (in *Context) checkRoleRef(o *yaml.RNode, ref rbacv1.RoleRef, roles map[string]bool) problem.Problems {
 	const hint = "ship a Role with the rules the ServiceAccounts need, and set roleRef to its kind Role, apiGroup rbac.authorization.k8s.io and name"
 	var field, msg string
 	switch {
@@ -80,12 +82,12 @@ func (in *Context) checkRoleRef(o *yaml.RNode, ref rbacv1.RoleRef, roles map[str
 	default:
 		return nil
 	}
-	return validate.Problems{in.problem(o, CodeRBACRoleRef, field, msg, hint)}
+	return problem.Problems{in.problem(o, CodeRBACRoleRef, field, msg, hint)}
 }
 
-func (in *Context) checkSubjects(o *yaml.RNode, subjects []rbacv1.Subject, accounts map[string]bool) validate.Problems {
+func (in *Context) checkSubjects(o *yaml.RNode, subjects []rbacv1.Subject, accounts map[string]bool) problem.Problems {
 	const hint = "bind only ServiceAccounts the kustomize root ships, in the code-location's namespace; people get access through the platform"
-	var ps validate.Problems
+	var ps problem.Problems
 	for i, s := range subjects {
 		at := fmt.Sprintf("subjects[%d]", i)
 		var field, msg string
@@ -152,8 +154,8 @@ var (
 	rbacWriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
 )
 
-func (in *Context) checkRole(o *yaml.RNode, rules []rbacv1.PolicyRule, shipped shippedObjects) validate.Problems {
-	var ps validate.Problems
+func (in *Context) checkRole(o *yaml.RNode, rules []rbacv1.PolicyRule, shipped shippedObjects) problem.Problems {
+	var ps problem.Problems
 	for i, rule := range rules {
 		at := fmt.Sprintf("rules[%d]", i)
 		ps = append(ps, in.checkGrants(o, at, rule)...)
@@ -164,8 +166,8 @@ func (in *Context) checkRole(o *yaml.RNode, rules []rbacv1.PolicyRule, shipped s
 
 // checkGrants refuses the groups, resources and verbs a rule may not grant
 // whatever else it says, and those that grant nothing (rbac-unknown).
-func (in *Context) checkGrants(o *yaml.RNode, at string, rule rbacv1.PolicyRule) validate.Problems {
-	var ps validate.Problems
+func (in *Context) checkGrants(o *yaml.RNode, at string, rule rbacv1.PolicyRule) problem.Problems {
+	var ps problem.Problems
 	refuse := func(field, what string, r refusal) {
 		ps = append(ps, in.problem(o, CodeRBACRule, field, what+" "+r.why, r.hint))
 	}
@@ -227,7 +229,7 @@ func knownVerb(verb string) bool {
 // it grants nothing on the API server's resources (verbs are compared
 // exactly), and what an aggregated API or a webhook authorizer makes of it
 // codeloc cannot judge.
-func (in *Context) unknownVerb(o *yaml.RNode, field, verb string) validate.Problem {
+func (in *Context) unknownVerb(o *yaml.RNode, field, verb string) problem.Problem {
 	msg := fmt.Sprintf("verb %q is not one of %s: RBAC compares verbs exactly, so it grants nothing codeloc can judge", verb, strings.Join(slices.Concat(rbacReadVerbs, rbacWriteVerbs), ", "))
 	hint := "remove it, or write the verb the ServiceAccounts need in lowercase"
 	if lower := strings.ToLower(strings.TrimSpace(verb)); knownVerb(lower) {
@@ -240,7 +242,7 @@ func (in *Context) unknownVerb(o *yaml.RNode, field, verb string) validate.Probl
 
 // unknownResource refuses a resource written with capitals: Kubernetes
 // resources are lowercase plurals, compared exactly, so it grants nothing.
-func (in *Context) unknownResource(o *yaml.RNode, field, res string) validate.Problem {
+func (in *Context) unknownResource(o *yaml.RNode, field, res string) problem.Problem {
 	msg := fmt.Sprintf("resource %q matches no request: Kubernetes resources are lowercase plurals, compared exactly", res)
 	lower := strings.ToLower(res)
 	hint := fmt.Sprintf("write %q", lower)

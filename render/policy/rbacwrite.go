@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // The writes of a shipped Role. All code-locations share one namespace,
@@ -143,7 +143,7 @@ func (w writeGrant) unlimited(verb string) bool {
 // checkWrites refuses the writes of a rule that reach objects the
 // code-location does not ship. Groups, resources and verbs that
 // checkGrants refuses are left to it.
-func (in *Context) checkWrites(o *yaml.RNode, at string, rule rbacv1.PolicyRule, shipped shippedObjects) validate.Problems {
+func (in *Context) checkWrites(o *yaml.RNode, at string, rule rbacv1.PolicyRule, shipped shippedObjects) problem.Problems {
 	var verbs []string
 	for _, v := range rule.Verbs {
 		if slices.Contains(rbacWriteVerbs, v) && !slices.Contains(verbs, v) {
@@ -153,7 +153,7 @@ func (in *Context) checkWrites(o *yaml.RNode, at string, rule rbacv1.PolicyRule,
 	if len(verbs) == 0 {
 		return nil
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, g := range rule.APIGroups {
 		if g == rbacv1.APIGroupAll {
 			continue
@@ -172,10 +172,10 @@ func (in *Context) checkWrites(o *yaml.RNode, at string, rule rbacv1.PolicyRule,
 // checkWrite sorts the verbs of w into what the contract allows, what no
 // name can limit, what names no object and what names objects, and
 // refuses the writes that reach beyond the shipped objects.
-func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObjects) validate.Problems {
+func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObjects) problem.Problems {
 	field := fmt.Sprintf("%s.resources[%d]", w.at, w.resource)
 	if r, never := neverWritten[w.parent()]; never {
-		return validate.Problems{in.problem(o, CodeRBACWrite, field, fmt.Sprintf("grants %s on %s, which %s", verbList(w.verbs), w, r.why), r.hint)}
+		return problem.Problems{in.problem(o, CodeRBACWrite, field, fmt.Sprintf("grants %s on %s, which %s", verbList(w.verbs), w, r.why), r.hint)}
 	}
 	var unlimited, unnamed, named, respec []string
 	for _, v := range w.verbs {
@@ -191,7 +191,7 @@ func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObject
 			named = append(named, v)
 		}
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	if len(respec) > 0 {
 		msg := fmt.Sprintf("grants %s on %s, which rewrites the pod spec the render checked: at run time its pods could mount any Secret or run as any ServiceAccount of the shared namespace", verbList(respec), w)
 		hint := fmt.Sprintf("grant %s on %s/scale to change the replicas, or remove the write: the pod spec changes through a commit, where the render checks it", verbList(respec), w.parent().Resource)
@@ -215,8 +215,8 @@ func (in *Context) checkWrite(o *yaml.RNode, w writeGrant, shipped shippedObject
 
 // checkNames refuses each name of w that is not an object of w's resource
 // the kustomize root ships.
-func (in *Context) checkNames(o *yaml.RNode, w writeGrant, verbs []string, shipped shippedObjects) validate.Problems {
-	var ps validate.Problems
+func (in *Context) checkNames(o *yaml.RNode, w writeGrant, verbs []string, shipped shippedObjects) problem.Problems {
+	var ps problem.Problems
 	for k, name := range w.names {
 		if slices.Contains(shipped[w.parent()], name) {
 			continue

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // reachRule holds what the pod specs reach beyond the code-location's own
@@ -19,8 +19,8 @@ import (
 // Dagster container context describes (containerContextRule).
 type reachRule struct{}
 
-func (reachRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (reachRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, w := range in.decodedPods(objs) {
 		for _, f := range in.podReach(w.spec, w.path) {
 			ps = append(ps, in.problem(w.o, f.code, f.path, f.msg, f.hint))

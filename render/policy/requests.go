@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // budgetedResources are the resources the declaration budgets, as its field names.
@@ -50,9 +51,9 @@ func (w workloadPods) contribution(r corev1.ResourceName) resource.Quantity {
 // Job or CronJob (they come and go, so they are not added up) fits them.
 type requestRule struct{}
 
-func (requestRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (requestRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	scalers := maxReplicasByTarget(objs)
-	var ps validate.Problems
+	var ps problem.Problems
 	var workloads []workloadPods
 	for _, o := range objs {
 		if handledByPolicy(o) {
@@ -74,8 +75,8 @@ func (requestRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 
 // missingRequests refuses containers that request no cpu or no memory:
 // their pods would fit the budget on paper only.
-func (in *Context) missingRequests(o, spec *yaml.RNode, specPath string) validate.Problems {
-	var ps validate.Problems
+func (in *Context) missingRequests(o, spec *yaml.RNode, specPath string) problem.Problems {
+	var ps problem.Problems
 	for _, f := range []string{"initContainers", "containers"} {
 		for i, c := range node.Sequence(spec, f) {
 			var missing []string
@@ -204,8 +205,8 @@ func intValueAt(n *yaml.RNode, def int64, path ...string) int64 {
 
 // jobPodOverDeclared refuses a Job or CronJob whose pod alone requests more
 // than the declared resources.
-func (in *Context) jobPodOverDeclared(o *yaml.RNode, specPath string, pod corev1.ResourceList) validate.Problems {
-	var ps validate.Problems
+func (in *Context) jobPodOverDeclared(o *yaml.RNode, specPath string, pod corev1.ResourceList) problem.Problems {
+	var ps problem.Problems
 	for _, r := range budgetedResources {
 		declared := in.declaredAmount(r)
 		if q := pod[r]; q.Cmp(declared) > 0 {
@@ -219,8 +220,8 @@ func (in *Context) jobPodOverDeclared(o *yaml.RNode, specPath string, pod corev1
 
 // totalOverDeclared refuses long-running pods that request more than the
 // declared resources in all, at the workload that requests the most.
-func (in *Context) totalOverDeclared(workloads []workloadPods) validate.Problems {
-	var ps validate.Problems
+func (in *Context) totalOverDeclared(workloads []workloadPods) problem.Problems {
+	var ps problem.Problems
 	for _, r := range budgetedResources {
 		var total resource.Quantity
 		for _, w := range workloads {

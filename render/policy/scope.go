@@ -5,11 +5,12 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Annotations the cluster sets: Argo CD's hooks and waves, and Helm's,
@@ -32,23 +33,23 @@ var forbiddenKinds = map[string]string{
 // annotation the cluster orchestrates with.
 type scopeRule struct{}
 
-func (scopeRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (scopeRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		ps = append(ps, in.scope(o)...)
 	}
 	return ps
 }
 
-func (in *Context) scope(o *yaml.RNode) validate.Problems {
+func (in *Context) scope(o *yaml.RNode) problem.Problems {
 	kind := o.GetKind()
 	if hint, bad := forbiddenKinds[kind]; bad {
-		return validate.Problems{in.problem(o, CodeForbiddenKind, "", fmt.Sprintf("a code-location may not ship a %s", kind), hint)}
+		return problem.Problems{in.problem(o, CodeForbiddenKind, "", fmt.Sprintf("a code-location may not ship a %s", kind), hint)}
 	}
 	if openapi.IsCertainlyClusterScoped(yaml.TypeMeta{APIVersion: o.GetApiVersion(), Kind: kind}) {
-		return validate.Problems{in.problem(o, CodeClusterScoped, "", fmt.Sprintf("%s is cluster-scoped", kind), "code-locations deploy namespaced objects only; ask the platform for cluster-wide needs")}
+		return problem.Problems{in.problem(o, CodeClusterScoped, "", fmt.Sprintf("%s is cluster-scoped", kind), "code-locations deploy namespaced objects only; ask the platform for cluster-wide needs")}
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	if ns := o.GetNamespace(); ns != "" && ns != in.c.Namespace {
 		ps = append(ps, in.problem(o, CodeOtherNamespace, "metadata.namespace", fmt.Sprintf("namespace %q is not the code-location's namespace %q", ns, in.c.Namespace), "remove metadata.namespace: codeloc sets it"))
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -84,12 +86,12 @@ type objectKey struct {
 // outside the contract's policy.externalIPs.
 type scopingRule struct{}
 
-func (scopingRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (scopingRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	shipped := map[objectKey]bool{}
 	for _, o := range objs {
 		shipped[objectKey{objectGroupKind(o), o.GetName()}] = true
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) {
 			continue
@@ -119,7 +121,7 @@ func (scopingRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 // pod against both declarations and denies it (its two labels name two
 // code-locations), and the other code-location's selectors on that label
 // would take it in.
-func (in *Context) checkPodLabel(o *yaml.RNode) validate.Problems {
+func (in *Context) checkPodLabel(o *yaml.RNode) problem.Problems {
 	path := []string{"metadata", "labels"}
 	if o.GetKind() != "Pod" {
 		if spec, _ := podSpec(o); spec == nil {
@@ -132,7 +134,7 @@ func (in *Context) checkPodLabel(o *yaml.RNode) validate.Problems {
 		return nil
 	}
 	field := strings.Join(path, ".") + "." + names.LabelDagsterCodeLocation
-	return validate.Problems{in.problem(o, CodeScopePodLabel, field,
+	return problem.Problems{in.problem(o, CodeScopePodLabel, field,
 		fmt.Sprintf("labels its pods as code-location %q's run pods (%s): the admission policy denies a pod whose code-location labels disagree, and %s's selectors would take it in", yaml.GetValue(n), names.LabelDagsterCodeLocation, yaml.GetValue(n)),
 		fmt.Sprintf("remove the label, or set it to %s", in.d.CodeLocation))}
 }
@@ -140,7 +142,7 @@ func (in *Context) checkPodLabel(o *yaml.RNode) validate.Problems {
 // checkPodSelector refuses a selector on an owner label with another
 // code-location's value, or an expression on it that reaches beyond the
 // code-location's pods (NotIn, DoesNotExist, In another value).
-func (in *Context) checkPodSelector(o *yaml.RNode, s podSelector) validate.Problems {
+func (in *Context) checkPodSelector(o *yaml.RNode, s podSelector) problem.Problems {
 	n, err := o.Pipe(yaml.Lookup(s.path...))
 	if err != nil || n == nil {
 		return nil
@@ -162,7 +164,7 @@ func (in *Context) checkPodSelector(o *yaml.RNode, s podSelector) validate.Probl
 	if s.plain {
 		labelsAt = field + "."
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, k := range ownerLabels {
 		if v, ok := sel.MatchLabels[k]; ok && v != in.d.CodeLocation {
 			ps = append(ps, in.problem(o, CodeScopeSelector, labelsAt+k,
@@ -207,7 +209,7 @@ func (in *Context) ownExpression(e metav1.LabelSelectorRequirement) bool {
 // checkScaleTarget refuses an autoscaler whose target is not an object of
 // the render: it would scale another code-location's workload (to zero,
 // or past its declared resources).
-func (in *Context) checkScaleTarget(o *yaml.RNode, path []string, defaultAPIVersion, defaultKind string, shipped map[objectKey]bool) validate.Problems {
+func (in *Context) checkScaleTarget(o *yaml.RNode, path []string, defaultAPIVersion, defaultKind string, shipped map[objectKey]bool) problem.Problems {
 	n, err := o.Pipe(yaml.Lookup(path...))
 	if err != nil || n == nil {
 		return nil
@@ -222,19 +224,19 @@ func (in *Context) checkScaleTarget(o *yaml.RNode, path []string, defaultAPIVers
 	if err == nil && shipped[objectKey{validate.GroupKind{Group: gv.Group, Kind: ref.Kind}, ref.Name}] {
 		return nil
 	}
-	return validate.Problems{in.problem(o, CodeScopeTarget, strings.Join(path, "."),
+	return problem.Problems{in.problem(o, CodeScopeTarget, strings.Join(path, "."),
 		fmt.Sprintf("scales %s %s (apiVersion %q), which the kustomize root does not ship: another code-location's or the platform's", ref.Kind, ref.Name, ref.APIVersion),
 		"target a Deployment or StatefulSet of this kustomize root by its apiVersion (apps/v1), kind and name")}
 }
 
 // checkIngressBackends refuses an Ingress backend that is not an object
 // of the render: it would publish another code-location's Service.
-func (in *Context) checkIngressBackends(o *yaml.RNode, shipped map[objectKey]bool) validate.Problems {
+func (in *Context) checkIngressBackends(o *yaml.RNode, shipped map[objectKey]bool) problem.Problems {
 	var ing networkingv1.Ingress
 	if !decodeObject(o, &ing) {
 		return nil
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	check := func(field string, b *networkingv1.IngressBackend) {
 		if b != nil {
 			ps = append(ps, in.checkIngressBackend(o, field, b, shipped)...)
@@ -252,9 +254,9 @@ func (in *Context) checkIngressBackends(o *yaml.RNode, shipped map[objectKey]boo
 	return ps
 }
 
-func (in *Context) checkIngressBackend(o *yaml.RNode, field string, b *networkingv1.IngressBackend, shipped map[objectKey]bool) validate.Problems {
+func (in *Context) checkIngressBackend(o *yaml.RNode, field string, b *networkingv1.IngressBackend, shipped map[objectKey]bool) problem.Problems {
 	const hint = "route to a Service of this kustomize root; another code-location publishes its own Services"
-	var ps validate.Problems
+	var ps problem.Problems
 	if b.Service != nil && !shipped[objectKey{gkService, b.Service.Name}] {
 		ps = append(ps, in.problem(o, CodeScopeTarget, field+".service.name",
 			fmt.Sprintf("routes to Service %s, which the kustomize root does not ship: another code-location's or the platform's", b.Service.Name), hint))
@@ -302,12 +304,12 @@ type route struct {
 // is not an object of the render in the code-location's namespace.
 // parentRefs name the platform's Gateways: cluster-level, as an Ingress's
 // class is.
-func (in *Context) checkRouteBackends(o *yaml.RNode, shipped map[objectKey]bool) validate.Problems {
+func (in *Context) checkRouteBackends(o *yaml.RNode, shipped map[objectKey]bool) problem.Problems {
 	var r route
 	if !decodeObject(o, &r) {
 		return nil
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	var filters func(at string, fs []routeFilter)
 	backend := func(at string, b routeBackend) {
 		ps = append(ps, in.checkRouteBackend(o, at, b, shipped)...)
@@ -330,10 +332,10 @@ func (in *Context) checkRouteBackends(o *yaml.RNode, shipped map[objectKey]bool)
 	return ps
 }
 
-func (in *Context) checkRouteBackend(o *yaml.RNode, at string, b routeBackend, shipped map[objectKey]bool) validate.Problems {
+func (in *Context) checkRouteBackend(o *yaml.RNode, at string, b routeBackend, shipped map[objectKey]bool) problem.Problems {
 	const hint = "route to a Service of this kustomize root, in its own namespace; another code-location publishes its own Services"
 	if b.Namespace != nil && *b.Namespace != in.c.Namespace {
-		return validate.Problems{in.problem(o, CodeScopeTarget, at+".namespace",
+		return problem.Problems{in.problem(o, CodeScopeTarget, at+".namespace",
 			fmt.Sprintf("routes to namespace %s, not the code-location's namespace %s", *b.Namespace, in.c.Namespace), hint)}
 	}
 	gk := validate.GroupKind{Kind: "Service"}
@@ -346,19 +348,19 @@ func (in *Context) checkRouteBackend(o *yaml.RNode, at string, b routeBackend, s
 	if shipped[objectKey{gk, b.Name}] {
 		return nil
 	}
-	return validate.Problems{in.problem(o, CodeScopeTarget, at+".name",
+	return problem.Problems{in.problem(o, CodeScopeTarget, at+".name",
 		fmt.Sprintf("routes to %s %s (group %q), which the kustomize root does not ship: another code-location's or the platform's", gk.Kind, b.Name, gk.Group), hint)}
 }
 
 // checkExternalIPs refuses a Service external IP outside the contract's
 // policy.externalIPs: every node intercepts the traffic to it, for every
 // namespace of the cluster.
-func (in *Context) checkExternalIPs(o *yaml.RNode) validate.Problems {
+func (in *Context) checkExternalIPs(o *yaml.RNode) problem.Problems {
 	var svc corev1.Service
 	if !decodeObject(o, &svc) {
 		return nil
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for i, ip := range svc.Spec.ExternalIPs {
 		if in.c.Policy.AllowsExternalIP(ip) {
 			continue

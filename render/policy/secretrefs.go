@@ -3,11 +3,11 @@ package policy
 import (
 	"fmt"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/codeloc/codeloc/validate"
 )
 
 // Secrets named outside pod specs: the ingress controller serves an
@@ -18,12 +18,12 @@ import (
 // same spec.tls).
 
 // ingressTLS checks the Secrets an Ingress's TLS entries name.
-func (b *binding) ingressTLS(o *yaml.RNode) validate.Problems {
+func (b *binding) ingressTLS(o *yaml.RNode) problem.Problems {
 	var ing networkingv1.Ingress
 	if !decodeObject(o, &ing) {
 		return nil // wellFormedRule says why
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for i, t := range ing.Spec.TLS {
 		if t.SecretName == "" {
 			continue // the controller's default certificate
@@ -37,12 +37,12 @@ func (b *binding) ingressTLS(o *yaml.RNode) validate.Problems {
 
 // serviceAccountSecrets checks the Secrets a shipped ServiceAccount lists
 // in secrets[]: the pods that run as it may mount them.
-func (b *binding) serviceAccountSecrets(o *yaml.RNode) validate.Problems {
+func (b *binding) serviceAccountSecrets(o *yaml.RNode) problem.Problems {
 	var sa corev1.ServiceAccount
 	if !decodeObject(o, &sa) {
 		return nil
 	}
-	var ps validate.Problems
+	var ps problem.Problems
 	for i, s := range sa.Secrets {
 		if p := b.check(o, reference{kindSecret, s.Name, fmt.Sprintf("secrets[%d].name", i)}); p != nil {
 			ps = append(ps, *p)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -21,7 +23,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/render/node"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // builtinTypes makes an empty object of each kind Kubernetes ships that a
@@ -56,8 +57,8 @@ var builtinTypes = map[string]func() any{
 // sync time.
 type wellFormedRule struct{}
 
-func (wellFormedRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
-	var ps validate.Problems
+func (wellFormedRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	var ps problem.Problems
 	for _, o := range objs {
 		if handledByPolicy(o) {
 			continue
@@ -67,7 +68,7 @@ func (wellFormedRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
 	return ps
 }
 
-func (in *Context) decodeStrict(o *yaml.RNode) validate.Problems {
+func (in *Context) decodeStrict(o *yaml.RNode) problem.Problems {
 	gvk := schema.FromAPIVersionAndKind(o.GetApiVersion(), o.GetKind())
 	newTyped, known := builtinTypes[o.GetApiVersion()+"/"+o.GetKind()]
 	if !known {
@@ -76,10 +77,10 @@ func (in *Context) decodeStrict(o *yaml.RNode) validate.Problems {
 	typed := newTyped()
 	data, err := node.JSON(o.YNode())
 	if err != nil {
-		return validate.Problems{in.problem(o, CodeMalformed, "", err.Error(), "check the object's YAML")}
+		return problem.Problems{in.problem(o, CodeMalformed, "", err.Error(), "check the object's YAML")}
 	}
 	strict, err := sigsjson.UnmarshalStrict(data, typed, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
-	var ps validate.Problems
+	var ps problem.Problems
 	if err != nil {
 		field, msg := typeError(err)
 		if strings.HasPrefix(field, "metadata.") && in.loc.MetadataRefused(o) {
@@ -134,9 +135,9 @@ func article(word string) string {
 // codeloc forces the namespace one would overwrite the other.
 type identityRule struct{}
 
-func (identityRule) Check(in *Context, objs []*yaml.RNode) validate.Problems {
+func (identityRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	first := map[string]*yaml.RNode{}
-	var ps validate.Problems
+	var ps problem.Problems
 	for _, o := range objs {
 		gv, _ := schema.ParseGroupVersion(o.GetApiVersion())
 		id := gv.Group + "/" + o.GetKind() + "/" + o.GetName()

@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
+	"github.com/codeloc/codeloc/internal/problem"
 
-	"github.com/codeloc/codeloc/validate"
+	"github.com/spf13/cobra"
 )
 
 // Exit codes shared by every command of every binary.
@@ -77,7 +77,7 @@ func Run(root *cobra.Command, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	var problems validate.Problems
+	var problems problem.Problems
 	var exit ExitError
 	switch {
 	case errors.As(err, &problems):

@@ -7,19 +7,20 @@ import (
 	"io"
 	"os"
 
+	"github.com/codeloc/codeloc/internal/problem"
+
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/render"
-	"github.com/codeloc/codeloc/validate"
 )
 
 // validationReport is the JSON form of `validate -o json`.
 type validationReport struct {
-	Valid        bool               `json:"valid"`
-	CodeLocation string             `json:"codeLocation,omitempty"`
-	Objects      int                `json:"objects,omitempty"`
-	Problems     []validate.Problem `json:"problems"`
+	Valid        bool              `json:"valid"`
+	CodeLocation string            `json:"codeLocation,omitempty"`
+	Objects      int               `json:"objects,omitempty"`
+	Problems     []problem.Problem `json:"problems"`
 }
 
 // NewValidateCmd runs the render-time checks and, with --live, live: the
@@ -57,7 +58,7 @@ contract (--contract or $CODELOC_CONTRACT), never the embedded example.`,
 				return writeJSONReport(cmd, report)
 			}
 			if !report.Valid {
-				return validate.Problems(report.Problems)
+				return problem.Problems(report.Problems)
 			}
 			if isLive {
 				printWarnings(cmd.ErrOrStderr(), report.Problems)
@@ -78,7 +79,7 @@ contract (--contract or $CODELOC_CONTRACT), never the embedded example.`,
 // validateDir renders dir and turns the outcome into a report; only
 // internal errors are returned as errors.
 func validateDir(f *renderFlags, dir string) (*validationReport, error) {
-	report := &validationReport{Problems: []validate.Problem{}}
+	report := &validationReport{Problems: []problem.Problem{}}
 	req, err := f.request(dir)
 	if err == nil {
 		var res *render.Result
@@ -89,7 +90,7 @@ func validateDir(f *renderFlags, dir string) (*validationReport, error) {
 			return report, nil
 		}
 	}
-	var problems validate.Problems
+	var problems problem.Problems
 	if !errors.As(err, &problems) {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func writeJSONReport(cmd *cobra.Command, report *validationReport) error {
 
 // printWarnings writes warnings on w, one per line: codeloc's own lines,
 // never kustomize's raw output.
-func printWarnings(w io.Writer, warnings []validate.Problem) {
+func printWarnings(w io.Writer, warnings []problem.Problem) {
 	for _, p := range warnings {
 		fmt.Fprintln(w, p.String())
 	}

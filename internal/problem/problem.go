@@ -1,8 +1,8 @@
-// Package validate reads an atlas code-location declaration and the cluster
-// contract, checks them against each other and against the repo, and reports
-// every problem it finds as a Problem with a stable code, a field path and a
-// position.
-package validate
+// Package problem is the problem model every stage of codeloc shares: a
+// Problem is one thing wrong with the input, with a stable code, a field
+// path, a file position and a hint; Problems is a list of them that prints
+// one line each. It is a leaf: it imports nothing of codeloc.
+package problem
 
 import (
 	"cmp"
