@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/kubetest"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -24,7 +25,7 @@ func outputFiles(t *testing.T, header string) []File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := WorkspaceConfigMap(c.Namespace, c.Dagster.WorkspaceConfigMap, []Location{
+	ws, err := WorkspaceConfigMap(c.Namespace, c.Dagster.WorkspaceConfigMap, []workspace.Location{
 		{Name: "mediawatch", Host: "mediawatch.dagster.svc", Port: 4000},
 		{Name: "citation", Host: "citation.dagster.svc", Port: 4000},
 	})

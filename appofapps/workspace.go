@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/internal/yamlbound"
 )
@@ -44,16 +45,6 @@ const WorkspaceKey = "workspace.yaml"
 // ConfigMap holds at most 1 MiB.
 const MaxWorkspaceBytes = 1 << 20
 
-// Location is one code-location's code server, as the workspace names it.
-type Location struct {
-	// Name is the code-location's name, Dagster's location_name.
-	Name string
-	// Host is the code server's Service, <service>.<namespace>.svc.
-	Host string
-	// Port is the Service's gRPC port.
-	Port int
-}
-
 // workspaceFile is workspace.yaml as codeloc writes it.
 type workspaceFile struct {
 	LoadFrom []workspaceEntry `json:"load_from"`
@@ -77,7 +68,7 @@ type grpcServer struct {
 // has no server). Duplicate names, and names, hosts or ports that are not
 // a code-location's, a Service's host and a port, are errors; the result
 // passes CheckWorkspace.
-func WorkspaceConfigMap(namespace, name string, locs []Location) ([]byte, error) {
+func WorkspaceConfigMap(namespace, name string, locs []workspace.Location) ([]byte, error) {
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		return nil, fmt.Errorf("workspace ConfigMap namespace %q is not a namespace name: %s", namespace, strings.Join(errs, "; "))
 	}
@@ -108,8 +99,8 @@ func WorkspaceConfigMap(namespace, name string, locs []Location) ([]byte, error)
 }
 
 // workspaceYAML is the workspace.yaml of locs, checked.
-func workspaceYAML(locs []Location) ([]byte, error) {
-	sorted := slices.SortedFunc(slices.Values(locs), func(a, b Location) int { return cmp.Compare(a.Name, b.Name) })
+func workspaceYAML(locs []workspace.Location) ([]byte, error) {
+	sorted := slices.SortedFunc(slices.Values(locs), func(a, b workspace.Location) int { return cmp.Compare(a.Name, b.Name) })
 	var errs []error
 	ws := workspaceFile{LoadFrom: []workspaceEntry{}}
 	for i, l := range sorted {
@@ -117,7 +108,7 @@ func workspaceYAML(locs []Location) ([]byte, error) {
 			errs = append(errs, fmt.Errorf("code-location %q is given twice: Dagster refuses two locations of one name", l.Name))
 			continue
 		}
-		if err := l.check(); err != nil {
+		if err := l.Check(); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -134,21 +125,6 @@ func workspaceYAML(locs []Location) ([]byte, error) {
 		return nil, fmt.Errorf("the generated workspace.yaml fails Dagster's schema (a codeloc bug): %w", err)
 	}
 	return out, nil
-}
-
-// check refuses what is not a code-location's name, a Service's host and a
-// TCP port.
-func (l Location) check() error {
-	if errs := validation.IsDNS1123Label(l.Name); len(errs) > 0 {
-		return fmt.Errorf("code-location name %q is not a DNS-1123 label: %s", l.Name, strings.Join(errs, "; "))
-	}
-	if errs := validation.IsDNS1123Subdomain(l.Host); len(errs) > 0 {
-		return fmt.Errorf("code-location %q: host %q is not a Service's host name (<service>.<namespace>.svc): %s", l.Name, l.Host, strings.Join(errs, "; "))
-	}
-	if l.Port < 1 || l.Port > 65535 {
-		return fmt.Errorf("code-location %q: port %d is not a TCP port (1-65535)", l.Name, l.Port)
-	}
-	return nil
 }
 
 // marshalObject is obj as one YAML document, keys sorted, without the

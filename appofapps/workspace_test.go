@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 
 // atlasLocations are two code-locations given out of name order.
-var atlasLocations = []Location{
+var atlasLocations = []workspace.Location{
 	{Name: "mediawatch", Host: "mediawatch.dagster.svc", Port: 3030},
 	{Name: "citation", Host: "citation.dagster.svc", Port: 3030},
 }
@@ -20,7 +21,7 @@ var atlasLocations = []Location{
 func TestWorkspaceGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		locs []Location
+		locs []workspace.Location
 	}{
 		{"workspace-two", atlasLocations},
 		// No code-location yet: load_from: [], as the chart writes it.
@@ -39,13 +40,13 @@ func TestWorkspaceGolden(t *testing.T) {
 // TestWorkspaceConfigMap: the same bytes in any order, one ConfigMap, and
 // a workspace.yaml that Dagster's schema accepts, sorted by name.
 func TestWorkspaceConfigMap(t *testing.T) {
-	locs := append(slices.Clone(atlasLocations), Location{Name: "alpha", Host: "alpha.dagster.svc", Port: 4100})
+	locs := append(slices.Clone(atlasLocations), workspace.Location{Name: "alpha", Host: "alpha.dagster.svc", Port: 4100})
 	want, err := WorkspaceConfigMap("dagster", "dagster-workspace", locs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range locs {
-		rotated := append(append([]Location{}, locs[i:]...), locs[:i]...)
+		rotated := append(append([]workspace.Location{}, locs[i:]...), locs[:i]...)
 		got, err := WorkspaceConfigMap("dagster", "dagster-workspace", rotated)
 		if err != nil {
 			t.Fatal(err)
@@ -74,31 +75,31 @@ func TestWorkspaceConfigMap(t *testing.T) {
 }
 
 func TestWorkspaceConfigMapErrors(t *testing.T) {
-	ok := Location{Name: "citation", Host: "citation.dagster.svc", Port: 4000}
-	with := func(f func(*Location)) []Location {
+	ok := workspace.Location{Name: "citation", Host: "citation.dagster.svc", Port: 4000}
+	with := func(f func(*workspace.Location)) []workspace.Location {
 		l := ok
 		f(&l)
-		return []Location{l}
+		return []workspace.Location{l}
 	}
 	for name, tc := range map[string]struct {
 		namespace, configMap string
-		locs                 []Location
+		locs                 []workspace.Location
 		want                 string
 	}{
-		"duplicate name": {locs: []Location{ok, {Name: "citation", Host: "other.dagster.svc", Port: 4001}}, want: `"citation" is given twice`},
-		"empty name":     {locs: with(func(l *Location) { l.Name = "" }), want: "is not a DNS-1123 label"},
-		"upper name":     {locs: with(func(l *Location) { l.Name = "Citation" }), want: "is not a DNS-1123 label"},
-		"empty host":     {locs: with(func(l *Location) { l.Host = "" }), want: `host "" is not a Service's host name`},
-		"host with port": {locs: with(func(l *Location) { l.Host = "citation.dagster.svc:4000" }), want: "is not a Service's host name"},
-		"URL host":       {locs: with(func(l *Location) { l.Host = "http://citation.dagster.svc" }), want: "is not a Service's host name"},
-		"upper host":     {locs: with(func(l *Location) { l.Host = "Citation.dagster.svc" }), want: "is not a Service's host name"},
-		"port 0":         {locs: with(func(l *Location) { l.Port = 0 }), want: "port 0 is not a TCP port"},
-		"port too big":   {locs: with(func(l *Location) { l.Port = 65536 }), want: "port 65536 is not a TCP port"},
-		"negative port":  {locs: with(func(l *Location) { l.Port = -1 }), want: "port -1 is not a TCP port"},
-		"bad namespace":  {namespace: "Dagster", locs: []Location{ok}, want: "is not a namespace name"},
-		"bad ConfigMap":  {configMap: "dagster/workspace", locs: []Location{ok}, want: "is not a ConfigMap name"},
+		"duplicate name": {locs: []workspace.Location{ok, {Name: "citation", Host: "other.dagster.svc", Port: 4001}}, want: `"citation" is given twice`},
+		"empty name":     {locs: with(func(l *workspace.Location) { l.Name = "" }), want: "is not a DNS-1123 label"},
+		"upper name":     {locs: with(func(l *workspace.Location) { l.Name = "Citation" }), want: "is not a DNS-1123 label"},
+		"empty host":     {locs: with(func(l *workspace.Location) { l.Host = "" }), want: `host "" is not a Service's host name`},
+		"host with port": {locs: with(func(l *workspace.Location) { l.Host = "citation.dagster.svc:4000" }), want: "is not a Service's host name"},
+		"URL host":       {locs: with(func(l *workspace.Location) { l.Host = "http://citation.dagster.svc" }), want: "is not a Service's host name"},
+		"upper host":     {locs: with(func(l *workspace.Location) { l.Host = "Citation.dagster.svc" }), want: "is not a Service's host name"},
+		"port 0":         {locs: with(func(l *workspace.Location) { l.Port = 0 }), want: "port 0 is not a TCP port"},
+		"port too big":   {locs: with(func(l *workspace.Location) { l.Port = 65536 }), want: "port 65536 is not a TCP port"},
+		"negative port":  {locs: with(func(l *workspace.Location) { l.Port = -1 }), want: "port -1 is not a TCP port"},
+		"bad namespace":  {namespace: "Dagster", locs: []workspace.Location{ok}, want: "is not a namespace name"},
+		"bad ConfigMap":  {configMap: "dagster/workspace", locs: []workspace.Location{ok}, want: "is not a ConfigMap name"},
 		// Every problem at once, not the first only.
-		"several": {locs: []Location{{Name: "a", Host: "a.svc", Port: 0}, {Name: "b", Host: "", Port: 1}}, want: "port 0 is not a TCP port (1-65535)\ncode-location \"b\": host \"\""},
+		"several": {locs: []workspace.Location{{Name: "a", Host: "a.svc", Port: 0}, {Name: "b", Host: "", Port: 1}}, want: "port 0 is not a TCP port (1-65535)\ncode-location \"b\": host \"\""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ns, cmName := cmpOr(tc.namespace, "dagster"), cmpOr(tc.configMap, "dagster-workspace")

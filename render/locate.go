@@ -1,10 +1,10 @@
 package render
 
 import (
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/build"
-	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -15,7 +15,7 @@ import (
 // the other rules are the render's, in Argo CD: the workspace keeps a
 // code-location whose new revision is refused, as Argo CD keeps its
 // objects. A code-location without a code server has no location (nil).
-func Locate(req Request) (*emit.Location, error) {
+func Locate(req Request) (*workspace.Location, error) {
 	if req.FS == nil {
 		req.FS = fsys.Disk()
 	}
@@ -35,9 +35,5 @@ func Locate(req Request) (*emit.Location, error) {
 	if ps := policy.Locate(in, built.Objects); len(ps) > 0 {
 		return nil, present(req, ps)
 	}
-	g := in.GRPCLocation()
-	if g == nil {
-		return nil, nil
-	}
-	return &emit.Location{Name: g.Name, Host: g.Host, Port: g.Port}, nil
+	return in.GRPCLocation(), nil
 }

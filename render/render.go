@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/problem"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -67,7 +68,7 @@ type Result struct {
 	Warnings problem.Problems
 	// Location is where the platform's Dagster reaches the code-location's
 	// code server (the record publishes it); nil when it runs none.
-	Location *emit.Location
+	Location *workspace.Location
 }
 
 // noCodeServer warns that a code-location runs no Dagster code server:
@@ -130,10 +131,8 @@ func render(req Request, track bool) (*Result, error) {
 	if errs := policy.Apply(in, objs); len(errs) > 0 {
 		return nil, errs.Sorted()
 	}
-	var loc *emit.Location
-	if g := in.GRPCLocation(); g != nil {
-		loc = &emit.Location{Name: g.Name, Host: g.Host, Port: g.Port}
-	} else {
+	loc := in.GRPCLocation()
+	if loc == nil {
 		warnings = append(warnings, noCodeServer(built.Locator.RootFile()))
 	}
 	emitted, err := emit.Objects(emit.Input{Declaration: d, Contract: req.Contract, SecretKeys: in.SecretKeys(), GRPC: loc, Atlas: objs})

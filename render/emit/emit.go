@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/internal/pgtimeout"
 	"github.com/codeloc/codeloc/validate"
@@ -52,17 +53,10 @@ type Input struct {
 	SecretKeys map[string][]string
 	// GRPC is where the platform's Dagster reaches the code server; nil
 	// when the code-location runs none.
-	GRPC *Location
+	GRPC *workspace.Location
 	// Atlas are the code-location's own objects, as the policy left them:
 	// the admission params name what their pods use.
 	Atlas []*yaml.RNode
-}
-
-// Location is a Dagster gRPC location, as the record publishes it.
-type Location struct {
-	Name string
-	Host string
-	Port int
 }
 
 // emitter builds one code-location's objects.
@@ -71,7 +65,7 @@ type emitter struct {
 	c *validate.Contract
 	// secretKeys: see Input.
 	secretKeys map[string][]string
-	grpc       *Location
+	grpc       *workspace.Location
 	atlas      []*yaml.RNode
 }
 

@@ -16,13 +16,14 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
 )
 
 // citationLocation is the gRPC location the render finds for citation.
-var citationLocation = &Location{Name: "citation", Host: "citation.dagster.svc", Port: 4000}
+var citationLocation = &workspace.Location{Name: "citation", Host: "citation.dagster.svc", Port: 4000}
 
 // reloadInputs loads the example contract (which sets
 // dagster.webserverURL) and the citation fixture.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/problem"
 	corev1 "k8s.io/api/core/v1"
 	sigsjson "sigs.k8s.io/json"
@@ -22,7 +23,7 @@ type Context struct {
 	// (consumptionRule): the preflight checks they exist.
 	secretKeys map[string][]string
 	// grpc is where Dagster reaches the code server (dagsterRule).
-	grpc *GRPCLocation
+	grpc *workspace.Location
 	// pods caches the decoded pod specs (podSpecOf).
 	pods map[*yaml.Node]decodedPod
 }

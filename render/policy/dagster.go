@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/problem"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,22 +15,10 @@ import (
 	"github.com/codeloc/codeloc/internal/names"
 )
 
-// GRPCLocation is where the platform's Dagster reaches a code-location's
-// code server: a Dagster workspace grpc_server entry.
-type GRPCLocation struct {
-	// Name is the Dagster location_name: the code-location's name.
-	Name string
-	// Service is the Service that reaches the code server.
-	Service string
-	// Host is <service>.<namespace>.svc.
-	Host string
-	// Port is the Service's port that reaches the server's.
-	Port int
-}
-
-// GRPCLocation is the code-location's gRPC location, nil when it runs no
-// code server (known once Check ran without problems).
-func (in *Context) GRPCLocation() *GRPCLocation { return in.grpc }
+// GRPCLocation is where the platform's Dagster reaches the code-location's
+// code server, nil when it runs none (known once Check ran without
+// problems).
+func (in *Context) GRPCLocation() *workspace.Location { return in.grpc }
 
 // imageEnvNames are where a code server reads the image its run pods
 // launch (Dagster reads --container-image, else DAGSTER_CURRENT_IMAGE).
@@ -185,7 +174,7 @@ func (in *Context) findService(s *codeServer, objs []*yaml.RNode) problem.Proble
 			fmt.Sprintf("Services %s all reach the code server: Dagster's workspace needs one", strings.Join(serviceNames(reach), ", ")),
 			fmt.Sprintf("name the one Dagster reaches %s, after the code-location", in.d.CodeLocation))}
 	}
-	in.grpc = &GRPCLocation{Name: in.d.CodeLocation, Service: best.service, Host: best.service + "." + in.c.Namespace + ".svc", Port: int(best.port.Port)}
+	in.grpc = &workspace.Location{Name: in.d.CodeLocation, Host: best.service + "." + in.c.Namespace + ".svc", Port: int(best.port.Port)}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/appofapps"
+	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -18,7 +19,7 @@ import (
 // workspaceOf locates the code server of each code-location folder and
 // returns the workspace ConfigMap of them all.
 func workspaceOf(dirs []string, c *validate.Contract) ([]byte, error) {
-	var locs []appofapps.Location
+	var locs []workspace.Location
 	for _, dir := range dirs {
 		if !hasKustomization(dir) {
 			continue // nothing to deploy yet, so no code server
@@ -28,7 +29,7 @@ func workspaceOf(dirs []string, c *validate.Contract) ([]byte, error) {
 			return nil, err
 		}
 		if loc != nil {
-			locs = append(locs, appofapps.Location{Name: loc.Name, Host: loc.Host, Port: loc.Port})
+			locs = append(locs, *loc)
 		}
 	}
 	return appofapps.WorkspaceConfigMap(c.Namespace, c.Dagster.WorkspaceConfigMap, locs)
