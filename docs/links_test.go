@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -39,10 +40,22 @@ func TestLinks(t *testing.T) {
 	}
 }
 
-// markdownFiles lists the *.md files under root, slash-separated and
-// relative to it, skipping hidden and _-prefixed folders (.git, _out) and
-// the build outputs .gitignore names.
+// markdownFiles lists the *.md files git tracks under root, slash-separated
+// and relative to it. Without git (a source tree that is no clone) it walks
+// root instead, skipping hidden and _-prefixed folders (.git, _out) and bin.
 func markdownFiles(root string) ([]string, error) {
+	cmd := exec.Command("git", "ls-files", "-z", "--", "*.md")
+	cmd.Dir = root
+	if out, err := cmd.Output(); err == nil {
+		var files []string
+		for _, f := range strings.Split(string(out), "\x00") {
+			if f != "" {
+				files = append(files, f)
+			}
+		}
+		sort.Strings(files)
+		return files, nil
+	}
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
