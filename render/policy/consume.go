@@ -24,6 +24,26 @@ import (
 // declared secrets, for the preflight to check (in.secretKeys).
 type consumptionRule struct{}
 
+// Codes of consumptionRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeConsumeSecret         = "consume-secret"
+	CodeConsumeConfigMap      = "consume-configmap"
+	CodeConsumeClaim          = "consume-volume-claim"
+	CodeConsumeServiceAccount = "consume-service-account"
+	CodeBlockStorage          = "block-storage-undeclared"
+)
+
+// Codes are the codes consumptionRule emits.
+func (consumptionRule) Codes() []Code {
+	return []Code{
+		{CodeConsumeSecret, "A pod, an Ingress's TLS or a ServiceAccount's secrets reference a Secret the declaration does not name: neither in dependsOn.secrets nor a declared bucket's."},
+		{CodeConsumeConfigMap, "A pod references a ConfigMap that neither the render ships nor a declared bucket provides."},
+		{CodeConsumeClaim, "A pod mounts a PersistentVolumeClaim other than <codeLocation>-data, or that one without resources.disk."},
+		{CodeConsumeServiceAccount, "A pod runs as a ServiceAccount that is neither default nor shipped by the render (codeloc's own preflight accounts included)."},
+		{CodeBlockStorage, "The render ships block storage outside the declaration: a PersistentVolumeClaim, volumeClaimTemplates or an ephemeral volume claim."},
+	}
+}
+
 func (consumptionRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	b := in.newBinding(objs)
 	var ps problem.Problems

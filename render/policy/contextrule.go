@@ -25,6 +25,29 @@ import (
 // cannot read is refused: what it hands the run pods would be unknown.
 type containerContextRule struct{}
 
+// Codes of containerContextRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeContextInvalid    = "container-context-invalid"
+	CodeContextUnreadable = "container-context-unreadable"
+	CodeContextNamespace  = "container-context-namespace"
+	CodeContextField      = "container-context-field"
+)
+
+// Codes are the codes containerContextRule emits.
+func (containerContextRule) Codes() []Code {
+	return append([]Code{
+		{CodeContextInvalid, "A Dagster container context is not JSON, or not Dagster's K8sContainerContext schema (an unknown key, a wrong type): Dagster would refuse it too."},
+		{CodeContextUnreadable, "A Dagster container context comes from where codeloc cannot read it (a Secret, a ConfigMap the render does not ship, an env var at run time): what it hands the run pods would be unknown."},
+		{CodeContextNamespace, "A Dagster container context launches run pods in another namespace than the contract's."},
+		{CodeContextField, "A Dagster container context sets what Dagster and the cluster own on run pods: reserved labels, the Job's pod template or pod count."},
+	}, Reuse(
+		// The run pods are held to what a pod spec is held to.
+		CodeConsumeSecret, CodeConsumeConfigMap, CodeConsumeClaim, CodeConsumeServiceAccount, CodeBlockStorage,
+		CodePodSecurity, CodeImageRevision, CodeImageRegistry, CodeImageUnpinned, CodeImageDigest, CodeRequestsOverDeclared,
+		CodeVolumeType, CodeResourceExtended, CodeResourceClaim, CodePodClusterRef, CodeAnnotationDenied,
+	)...)
+}
+
 func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	b := in.newBinding(objs)
 	cms := shippedConfigMaps(objs)

@@ -31,6 +31,28 @@ var imageEnvNames = []string{"DAGSTER_CURRENT_IMAGE", "DAGSTER_CONTAINER_IMAGE",
 // pods from to the container's own (the declared revision).
 type dagsterRule struct{}
 
+// Codes of dagsterRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeDagsterImage = "dagster-image"
+	CodeCodeServers  = "dagster-code-servers"
+	CodeGRPCPort     = "dagster-grpc-port"
+	CodeGRPCHost     = "dagster-grpc-host"
+	CodeGRPCService  = "dagster-grpc-service"
+	CodeLocationName = "dagster-location-name"
+)
+
+// Codes are the codes dagsterRule emits.
+func (dagsterRule) Codes() []Code {
+	return []Code{
+		{CodeDagsterImage, "DAGSTER_CURRENT_IMAGE (or DAGSTER_CONTAINER_IMAGE, --container-image) is not the container's own image: run pods would launch another image than the declared revision's."},
+		{CodeCodeServers, "More than one container runs a Dagster code server: a code-location is one gRPC location."},
+		{CodeGRPCPort, "The code server does not serve on a TCP port a Service can reach (no --port, a socket, a port from elsewhere)."},
+		{CodeGRPCHost, "The code server listens on localhost (Dagster's default host): set -h 0.0.0.0 so that the webserver and daemon reach it."},
+		{CodeGRPCService, "No Service (or more than one) of the render reaches the code server's port: Dagster's workspace needs one host and port."},
+		{CodeLocationName, "The code server's --location-name is not the code-location's name, which the workspace and the reload use."},
+	}
+}
+
 func (dagsterRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	cms := shippedConfigMaps(objs)
 	var ps problem.Problems

@@ -19,6 +19,9 @@ import (
 
 // Rule is one family of checks over the built objects.
 type Rule interface {
+	// Codes are the codes Check may emit, each with its sentence (Reuse
+	// for those another rule documents).
+	Codes() []Code
 	// Check returns every problem of objs the rule finds.
 	Check(in *Context, objs []*yaml.RNode) problem.Problems
 }
