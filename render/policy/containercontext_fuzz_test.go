@@ -99,7 +99,7 @@ func FuzzContainerContext(f *testing.F) {
 		go func() {
 			in := NewContext(d, c, loc)
 			faults := in.newBinding(objs).checkContext(text)
-			done <- result{faults, containerContextRule{}.Check(in, objs)}
+			done <- result{faults, check(t, containerContextRule{}, in, objs)}
 		}()
 		var r result
 		select {
@@ -133,7 +133,7 @@ func FuzzContainerContext(f *testing.F) {
 			t.Fatalf("the rule reports %d problems, the decoder %d faults", len(r.problems), len(r.faults))
 		}
 		// Map order must not leak into the answer: Argo CD caches it.
-		again := containerContextRule{}.Check(NewContext(d, c, loc), contextFuzzObjects(t, text))
+		again := check(t, containerContextRule{}, NewContext(d, c, loc), contextFuzzObjects(t, text))
 		var second []string
 		for _, p := range again {
 			second = append(second, p.String())

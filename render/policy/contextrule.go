@@ -5,7 +5,6 @@ import (
 
 	"github.com/codeloc/codeloc/internal/problem"
 
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,6 +74,35 @@ func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Probl
 	return ps
 }
 
+// containerContexts are the container contexts the pods' containers hand
+// their run pods, those codeloc reads and decodes (the rule reports the
+// others).
+func (in *Context) containerContexts(objs []*yaml.RNode) []*k8sContext {
+	cms := shippedConfigMaps(objs)
+	var out []*k8sContext
+	for _, w := range in.decodedPods(objs) {
+		for _, ct := range podContainers(w.spec, w.path) {
+			found, _ := contextSources(ct.c, ct.path, cms)
+			for _, src := range found {
+				if k := decodeContextText(src.text); k != nil {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// decodeContextText is a container context's text decoded, nil when it
+// does not decode.
+func decodeContextText(text string) *k8sContext {
+	m, fault := parseContext(text)
+	if fault != nil {
+		return nil
+	}
+	return (&contextDecoder{}).decodeContext(m)
+}
+
 // containerAt is a container of a pod spec and its field path.
 type containerAt struct {
 	c    *corev1.Container
@@ -132,6 +160,27 @@ func (b *binding) checkContext(text string) []contextFault {
 
 // contextReferences checks what the run pods read by name.
 func (b *binding) contextReferences(k *k8sContext) []contextFault {
+	c := contextCollector(k)
+	var faults []contextFault
+	for _, r := range c.refs {
+		rule := referenceRules[r.kind]
+		msg, hint := rule.reason(b, r.name)
+		if r.name == "" && r.kind != kindServiceAccount {
+			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
+		}
+		if msg != "" {
+			faults = append(faults, contextFault{rule.code, r.field, msg, hint})
+		}
+	}
+	for _, field := range c.ephemeral {
+		faults = append(faults, contextFault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
+	}
+	return faults
+}
+
+// contextCollector collects what the run pods of a container context
+// read by name, and the secret keys they read.
+func contextCollector(k *k8sContext) *collector {
 	var c collector
 	for i, s := range k.pullSecrets {
 		c.ref(kindSecret, s, fmt.Sprintf("k8s.image_pull_secrets[%d].name", i))
@@ -160,39 +209,7 @@ func (b *binding) contextReferences(k *k8sContext) []contextFault {
 			c.pod(rc.cfg.pod, rc.path+".pod_spec_config")
 		}
 	}
-	var faults []contextFault
-	for _, r := range c.refs {
-		rule := referenceRules[r.kind]
-		msg, hint := rule.reason(b, r.name)
-		if r.name == "" && r.kind != kindServiceAccount {
-			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
-		}
-		if msg != "" {
-			faults = append(faults, contextFault{rule.code, r.field, msg, hint})
-		}
-	}
-	for _, field := range c.ephemeral {
-		faults = append(faults, contextFault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
-	}
-	for _, key := range c.keys {
-		b.in.addSecretKey(b, key)
-	}
-	return faults
-}
-
-// addSecretKey records a key the run pods read from a declared secret, for
-// the preflight to check, beside those consumptionRule found.
-func (in *Context) addSecretKey(b *binding, k secretKey) {
-	if !b.secrets[k.secret] {
-		return
-	}
-	if in.secretKeys == nil {
-		in.secretKeys = map[string][]string{}
-	}
-	if !slices.Contains(in.secretKeys[k.secret], k.key) {
-		in.secretKeys[k.secret] = append(in.secretKeys[k.secret], k.key)
-		slices.Sort(in.secretKeys[k.secret])
-	}
+	return &c
 }
 
 // reservedPrefixes are label prefixes Dagster and codeloc set on run pods

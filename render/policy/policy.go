@@ -48,8 +48,10 @@ var Rules = []Rule{
 	quantityRule{},
 }
 
-// Check runs every rule over the objects as kustomize built them.
+// Check gathers the facts the rules share, then runs every rule over the
+// objects as kustomize built them.
 func Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	in.gatherFacts(objs)
 	var ps problem.Problems
 	for _, r := range Rules {
 		ps = slices.Concat(ps, r.Check(in, objs))
