@@ -30,18 +30,24 @@ var conflictCodes = []Code{
 	{CodeNameConflict, "An object has the name of one codeloc emits."},
 }
 
-// Codes are every code the rules and the policy stage document, in rule
-// order: the codes each rule owns (not those it reuses), then Conflicts'.
+// Codes are the codes rules document, in rule order: those each rule owns,
+// not those it reuses.
 func Codes(rules []Rule) []Code {
 	var out []Code
 	for _, r := range rules {
 		out = append(out, slices.DeleteFunc(r.Codes(), func(c Code) bool { return c.Doc == "" })...)
 	}
-	return append(out, conflictCodes...)
+	return out
 }
 
-// CodeDocs describes each code in a sentence (derived from Rules).
-var CodeDocs = docsOf(Codes(Rules))
+// KubernetesCodeDocs describes each code of KubernetesRules and Conflicts
+// in a sentence; DagsterCodeDocs each of DagsterRules; CodeDocs all of
+// them. All three are derived from the rule lists.
+var (
+	KubernetesCodeDocs = docsOf(append(Codes(KubernetesRules), conflictCodes...))
+	DagsterCodeDocs    = docsOf(Codes(DagsterRules))
+	CodeDocs           = docsOf(slices.Concat(Codes(Rules), conflictCodes))
+)
 
 // docsOf maps each code to its sentence.
 func docsOf(codes []Code) map[string]string {

@@ -7,7 +7,7 @@ import "testing"
 // another.
 func TestCodesDeclaredOnce(t *testing.T) {
 	owner := map[string]string{}
-	for _, c := range Codes(Rules) {
+	for _, c := range append(Codes(Rules), conflictCodes...) {
 		if c.Doc == "" {
 			t.Errorf("%s has no sentence", c.Name)
 		}

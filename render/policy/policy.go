@@ -26,8 +26,13 @@ type Rule interface {
 	Check(in *Context, objs []*yaml.RNode) problem.Problems
 }
 
-// Rules are the rules Check runs, in order.
-var Rules = []Rule{
+// Rules are the rules Check runs. Their order changes nothing: they share
+// the facts gatherFacts learns first and only read them.
+var Rules = slices.Concat(KubernetesRules, DagsterRules)
+
+// KubernetesRules hold the objects to Kubernetes' and the contract's rules.
+// A new rule is a file of its own and one line here.
+var KubernetesRules = []Rule{
 	scopeRule{},
 	wellFormedRule{},
 	identityRule{},
@@ -40,12 +45,17 @@ var Rules = []Rule{
 	podSecurityRule{},
 	imageRule{},
 	requestRule{},
-	containerContextRule{},
-	dagsterRule{},
 	reachRule{},
 	annotationRule{},
 	numbersRule{},
 	quantityRule{},
+}
+
+// DagsterRules hold the Dagster code server to the declaration: how the
+// platform's Dagster reaches it, and the run pods it launches.
+var DagsterRules = []Rule{
+	containerContextRule{},
+	dagsterRule{},
 }
 
 // Check gathers the facts the rules share, then runs every rule over the
