@@ -30,20 +30,25 @@ func fixtureDirs(t *testing.T) []string {
 	return append([]string{"fixtures/citation", "fixtures/mediawatch", "fixtures/allpaths"}, invalid...)
 }
 
-// renderFixture renders dir as `codeloc render` does (its contract.yaml
-// when it has one) and returns the output or the problem lines, the
-// warnings and the gRPC location: what the shuffle must not change.
-func renderFixture(t *testing.T, dir string) string {
-	t.Helper()
+// renderDir renders dir as `codeloc render` does: against its
+// contract.yaml when it has one, else the example contract.
+func renderDir(dir string) (*render.Result, error) {
 	path := ""
 	if _, err := os.Stat(filepath.Join(dir, "contract.yaml")); err == nil {
 		path = filepath.Join(dir, "contract.yaml")
 	}
 	c, ps := validate.LoadContract(path)
 	if c == nil {
-		return "contract: " + ps.Error()
+		return nil, ps
 	}
-	res, err := render.Render(render.Request{Dir: dir, Contract: c})
+	return render.Render(render.Request{Dir: dir, Contract: c})
+}
+
+// renderFixture renders dir and returns the output or the problem lines,
+// the warnings and the gRPC location: what the shuffle must not change.
+func renderFixture(t *testing.T, dir string) string {
+	t.Helper()
+	res, err := renderDir(dir)
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -151,20 +156,13 @@ func TestRulesEmitDeclaredCodes(t *testing.T) {
 // problemCodes are the codes of the problems a render of dir reports.
 func problemCodes(t *testing.T, dir string) []string {
 	t.Helper()
-	path := ""
-	if _, err := os.Stat(filepath.Join(dir, "contract.yaml")); err == nil {
-		path = filepath.Join(dir, "contract.yaml")
+	res, err := renderDir(dir)
+	var ps problem.Problems
+	if res != nil {
+		ps = res.Warnings
 	}
-	c, ps := validate.LoadContract(path)
-	if c != nil {
-		res, err := render.Render(render.Request{Dir: dir, Contract: c})
-		if res != nil {
-			ps = res.Warnings
-		}
-		var rps problem.Problems
-		if errors.As(err, &rps) {
-			ps = rps
-		}
+	if !errors.As(err, &ps) && err != nil {
+		t.Errorf("%s: %v", dir, err)
 	}
 	var out []string
 	for _, p := range ps {

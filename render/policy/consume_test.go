@@ -412,10 +412,7 @@ func BenchmarkCheckConsumption(b *testing.B) {
 	if objs == nil {
 		b.Fatal(built.Problems)
 	}
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		b.Fatal(problems)
-	}
+	c := exampleContract(b, nil)
 	d, problems := validate.LoadDeclaration(root)
 	if len(problems) > 0 {
 		b.Fatal(problems)

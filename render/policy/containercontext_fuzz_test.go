@@ -48,10 +48,7 @@ var contextFuzzSeeds = []string{
 // contextFuzzInstance is citation's declaration (consumeDeclaration, with
 // a platform ConfigMap and ServiceAccount) against the example contract.
 func contextFuzzInstance(f *testing.F) (*validate.Declaration, *validate.Contract) {
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		f.Fatalf("example contract: %v", problems)
-	}
+	c := exampleContract(f, nil)
 	d, problems := validate.ParseDeclaration(validate.ManifestFile, []byte(consumeDeclaration+"  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"))
 	if len(problems) > 0 {
 		f.Fatalf("declaration: %v", problems)

@@ -360,10 +360,7 @@ func BenchmarkNumbers(b *testing.B) {
 		if built.Objects == nil {
 			b.Fatal(built.Problems)
 		}
-		c, problems := validate.LoadContract("")
-		if len(problems) > 0 {
-			b.Fatal(problems)
-		}
+		c := exampleContract(b, nil)
 		in := NewContext(&validate.Declaration{CodeLocation: "citation"}, c, built.Locator)
 		name := filepath.Base(root)
 		if root == generated {

@@ -2,10 +2,15 @@
 // over the objects kustomize built: what the objects may be (scope, kinds,
 // well-formed), what they may be named (ownership, identities), what their
 // pods may consume, request and run as (consumption, requests, images, pod
-// security) and what their RBAC may grant. Each rule family is one small
-// type behind Rule, in a file of its own; Check runs them all, so that one
-// render says every problem. Apply then edits the objects as the cluster
-// deploys them (namespace, labels, bucket references).
+// security) and what their RBAC may grant; and the Dagster code server
+// among them (DagsterRules). Each rule family is one small type behind
+// Rule, in a file of its own, declaring the codes it emits and their
+// sentences beside its Check (the codes' docs derive from the rule list).
+// Check first gathers the facts the rules share (the decoded pods, the
+// secret keys they read, the code server's location), then runs every
+// rule, which only reads them, so that one render says every problem in
+// any order. Apply then edits the objects as the cluster deploys them
+// (namespace, labels, bucket references).
 package policy
 
 import (
