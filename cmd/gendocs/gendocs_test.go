@@ -1,67 +1,110 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/codeloc/codeloc/appofapps"
+	"github.com/codeloc/codeloc/plugin"
+	"github.com/codeloc/codeloc/preflight"
+	"github.com/codeloc/codeloc/reload"
+	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/validate"
 )
 
-// TestPageIsCurrent fails while docs/error-codes.md differs from what the
-// generator writes: a code was added or its sentence changed without
-// regenerating the page.
-func TestPageIsCurrent(t *testing.T) {
+// TestPagesAreCurrent fails while a page of docs/codes (or
+// docs/error-codes.md) differs from what the generator writes, or
+// docs/codes holds a page it no longer writes: a code was added or its
+// sentence changed without regenerating.
+func TestPagesAreCurrent(t *testing.T) {
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(root, outFile))
-	if err != nil {
-		t.Fatalf("%v: run `go generate ./docs`", err)
+	files := renderAll(pages)
+	for file, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Errorf("%v: run `go generate ./docs`", err)
+		} else if string(got) != string(want) {
+			t.Errorf("%s is stale: run `go generate ./docs` and commit the result", file)
+		}
 	}
-	if want := renderPage(sources); string(got) != string(want) {
-		t.Errorf("%s is stale: run `go generate ./docs` and commit the result", outFile)
+	onDisk, err := filepath.Glob(filepath.Join(root, outDir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range onDisk {
+		rel, _ := filepath.Rel(root, path)
+		if _, ok := files[rel]; !ok {
+			t.Errorf("%s is not generated any more: remove it", rel)
+		}
 	}
 }
 
-// TestEveryCodeIsDocumented requires a sentence for every code of every
-// package, and a package name and introduction for every section.
+// TestEveryCodeIsDocumented requires a sentence for every code and the
+// pages to hold every code the packages export (a code two stages check,
+// like bucket-class-mismatch at render and sync time, is on both pages).
 func TestEveryCodeIsDocumented(t *testing.T) {
-	for _, s := range sources {
-		if s.pkg == "" || s.about == "" || len(s.codes) == 0 {
-			t.Errorf("source %q: needs a package name, a sentence and codes", s.pkg)
+	page := map[string]string{}
+	for _, p := range pages {
+		if p.file == "" || p.title == "" || p.about == "" || p.legacy == "" || len(p.codes) == 0 {
+			t.Errorf("page %q: needs a file, a title, a sentence, its old section and codes", p.file)
 		}
-		for code, doc := range s.codes {
+		for code, doc := range p.codes {
 			if strings.TrimSpace(code) == "" || strings.TrimSpace(doc) == "" {
-				t.Errorf("%s: code %q has no doc", s.pkg, code)
+				t.Errorf("%s: code %q has no doc", p.file, code)
+			}
+			page[code] = p.file
+		}
+	}
+	for _, docs := range []map[string]string{validate.CodeDocs, render.CodeDocs, plugin.CodeDocs, preflight.CodeDocs, reload.CodeDocs, appofapps.CodeDocs} {
+		for _, code := range slices.Sorted(maps.Keys(docs)) {
+			if page[code] == "" {
+				t.Errorf("%s is on no page", code)
 			}
 		}
 	}
 }
 
-// TestRenderPage checks the page's shape on small inputs.
+// TestPagesAreSmall keeps every page readable: under 15 KB.
+func TestPagesAreSmall(t *testing.T) {
+	for file, data := range renderAll(pages) {
+		if len(data) > 15_000 {
+			t.Errorf("%s is %d bytes: split the stage", file, len(data))
+		}
+	}
+}
+
+// TestRenderPage checks the pages' shape on small inputs.
 func TestRenderPage(t *testing.T) {
+	p := page{"p.md", "P", "About p.", "old", map[string]string{"zeta": "Z.", "alpha": " one | two\nthree "}}
+	q := page{"q.md", "Q", "About q.", "old", map[string]string{"x": "X."}}
 	for _, tc := range []struct {
 		name string
-		srcs []source
+		got  []byte
 		want []string // substrings, in this order
 	}{{
-		name: "codes sorted within a section",
-		srcs: []source{{"p", "About p.", map[string]string{"zeta": "Z.", "alpha": "A."}}},
-		want: []string{"- [p](#p): 2 codes\n", "\n## p\n\nAbout p.\n\n| code | what it means |\n|---|---|\n| `alpha` | A. |\n| `zeta` | Z. |\n"},
+		name: "contents, then codes sorted, each an anchor",
+		got:  renderPage(p),
+		want: []string{"# Error codes: P\n\nAbout p. All stages: [the index](README.md).\n\n", "- [`alpha`](#alpha)\n- [`zeta`](#zeta)\n", "\n## `alpha`\n\none | two three\n", "\n## `zeta`\n\nZ.\n"},
 	}, {
-		name: "sections in the given order",
-		srcs: []source{{"b", "B.", map[string]string{"x": "X."}}, {"a", "A.", map[string]string{"y": "Y."}}},
-		want: []string{"- [b](#b)", "- [a](#a)", "## b", "`x`", "## a", "`y`"},
+		name: "index in the given order, pipes escaped",
+		got:  renderIndex([]page{q, {"p.md", "P", "a | b", "old", p.codes}}),
+		want: []string{"| [Q](q.md) | 1 | About q. |\n", "| [P](p.md) | 2 | a \\| b |\n"},
 	}, {
-		name: "pipes and newlines cannot break the table",
-		srcs: []source{{"p", "P.", map[string]string{"c": " one | two\nthree "}}},
-		want: []string{"| `c` | one \\| two three |\n"},
+		name: "legacy sections point to their pages",
+		got:  renderLegacy([]page{p, q}),
+		want: []string{"\n## old\n\nNow in [P](codes/p.md), [Q](codes/q.md).\n"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			page := string(renderPage(tc.srcs))
-			if !strings.HasPrefix(page, header) {
-				t.Fatalf("page does not start with the header:\n%s", page)
+			page := string(tc.got)
+			if !strings.HasPrefix(page, generated) {
+				t.Fatalf("page does not start with the generated line:\n%s", page)
 			}
 			rest := page
 			for _, w := range tc.want {

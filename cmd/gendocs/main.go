@@ -1,8 +1,10 @@
-// Command gendocs writes docs/error-codes.md, the reference of every stable
-// problem code, from the CodeDocs maps the packages themselves export: the
-// page cannot drift from the code. Run it with `go generate ./docs` (or
-// `go run ./cmd/gendocs` from the repository root); a test fails while
-// the committed page differs from what it would write.
+// Command gendocs writes docs/codes, the reference of every stable problem
+// code (an index and one page per stage), from the CodeDocs maps the
+// packages themselves export (the policy's derived from its rule list):
+// the pages cannot drift from the code. It also writes docs/error-codes.md,
+// which points the old links to the new pages. Run it with `go generate
+// ./docs` (or `go run ./cmd/gendocs` from the repository root); a test
+// fails while a committed page differs from what it would write.
 package main
 
 import (
@@ -20,47 +22,63 @@ import (
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/reload"
 	"github.com/codeloc/codeloc/render"
+	"github.com/codeloc/codeloc/render/build"
+	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/validate"
+	"github.com/codeloc/codeloc/validate/sqllint"
 )
 
-// sources lists the packages whose codes the page documents, in page order.
-// A package that adds a CodeDocs map adds one line here.
-var sources = []source{
-	{"validate", "The declaration, the cluster contract and the files of the code-location, checked at render time (`codeloc render`, `validate`, `generate`, the sidecar).", validate.CodeDocs},
-	{"render", "The kustomize build and the policy on the objects it yields, checked at render time.", render.CodeDocs},
-	{"plugin", "What Argo CD sends the plugin: parameters, env entries, the mounted contract.", plugin.CodeDocs},
-	{"preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs.md](jobs.md#preflight-failures).", preflight.CodeDocs},
-	{"reload", "`codeloc-jobs reload`, the PostSync pod that reloads the code-location in the platform's Dagster webserver. What each answer means: [jobs.md](jobs.md#reload-failures).", reload.CodeDocs},
-	{"appofapps", "`codeloc application`: the dependency graph and the Application template.", appofapps.CodeDocs},
+// page is one stage's codes: a page of docs/codes.
+type page struct {
+	file   string            // under docs/codes
+	title  string            // the page's heading and its line in the index
+	about  string            // one sentence introducing the page
+	legacy string            // the section of docs/error-codes.md it replaces
+	codes  map[string]string // code -> what it means
 }
 
-// outFile is where the page goes, relative to the module root.
-const outFile = "docs/error-codes.md"
+// pages lists the stages whose codes docs/codes documents, in the order of
+// the index. A package that adds a CodeDocs map adds one line here.
+var pages = []page{
+	{"declaration.md", "Declaration and contract", "The declaration, the cluster contract and the files of the code-location, checked at render time (`codeloc render`, `validate`, `generate`, the sidecar).", "validate", without(validate.CodeDocs, sqlCodes())},
+	{"migrations.md", "Migrations' lint", "The declared SQL migrations read with PostgreSQL's grammar, checked at render time; the contract's `policy.migrations` tunes each rule, a `-- codeloc:allow <rule> <reason>` comment opts a statement out.", "validate", only(validate.CodeDocs, sqlCodes())},
+	{"render.md", "Render and build", "The render's request (namespace, APIs, kustomize root, budget) and the kustomize build, checked at render time.", "render", merged(render.RequestCodeDocs, build.CodeDocs)},
+	{"policy.md", "Policy", "The policy on the objects kustomize built: what they may be, be named, consume, request, run as, reach and grant; checked at render time.", "render", policy.KubernetesCodeDocs},
+	{"dagster.md", "Dagster", "The Dagster code server among the objects: how the platform's Dagster reaches it, and the run pods it launches (its container context); checked at render time.", "render", policy.DagsterCodeDocs},
+	{"plugin.md", "Plugin", "What Argo CD sends the plugin: parameters, env entries, the mounted contract.", "plugin", plugin.CodeDocs},
+	{"preflight.md", "Preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs.md](../jobs.md#preflight-failures).", "preflight", preflight.CodeDocs},
+	{"reload.md", "Reload", "`codeloc-jobs reload`, the PostSync pod that reloads the code-location in the platform's Dagster webserver. What each answer means: [jobs.md](../jobs.md#reload-failures).", "reload", reload.CodeDocs},
+	{"appofapps.md", "App of apps", "`codeloc application`: the dependency graph and the Application template.", "appofapps", appofapps.CodeDocs},
+}
 
-// header opens the page. The first line is what tools look for in a
-// generated file; the rest is read by people.
-const header = `<!-- Code generated by "go generate ./docs" (cmd/gendocs); DO NOT EDIT. -->
+// outDir is where the pages go, and legacyFile the page that points the old
+// links to them, relative to the module root.
+const (
+	outDir     = "docs/codes"
+	legacyFile = "docs/error-codes.md"
+)
 
-# Error codes
+// generated is the first line of every page: what tools look for in a
+// generated file.
+const generated = `<!-- Code generated by "go generate ./docs" (cmd/gendocs); DO NOT EDIT. -->` + "\n\n"
+
+// intro opens the index, read by people.
+const intro = `# Error codes
 
 Generated from the code by ` + "`go generate ./docs`" + `: to change a sentence, edit the
-` + "`CodeDocs`" + ` map of the package, then regenerate.
+rule's ` + "`Codes`" + ` (render/policy) or the ` + "`CodeDocs`" + ` map of the package, then regenerate.
 
 Every problem is one line, ` + "`FILE:LINE:COL: CODE path: message (hint)`" + ` (file and position
 where known; ` + "`codeloc validate -o json`" + ` gives each field separately). Codes are stable:
-a code is never renamed or reused, so scripts may match them.
+a code is never renamed or reused, so scripts may match them. Each code is an anchor of its
+stage's page: ` + "`policy.md#policy-kind`" + `.
 
+| stage | codes | checked |
+|---|---|---|
 `
 
-// source is one package's codes and what they are about.
-type source struct {
-	pkg   string            // package name, also the section's heading
-	about string            // one sentence introducing the section
-	codes map[string]string // code -> what it means
-}
-
 func main() {
-	out := flag.String("o", "", "file to write (default: "+outFile+" at the module root)")
+	out := flag.String("o", "", "module root to write under (default: the module of the working directory)")
 	flag.Parse()
 	if err := run(*out); err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)
@@ -68,16 +86,23 @@ func main() {
 	}
 }
 
-// run writes the page to out, or to its place in the module when out is "".
-func run(out string) error {
-	if out == "" {
-		root, err := moduleRoot()
-		if err != nil {
+// run writes every page under root, the module root when root is "".
+func run(root string) error {
+	if root == "" {
+		var err error
+		if root, err = moduleRoot(); err != nil {
 			return err
 		}
-		out = filepath.Join(root, outFile)
 	}
-	return os.WriteFile(out, renderPage(sources), 0o644)
+	if err := os.MkdirAll(filepath.Join(root, outDir), 0o755); err != nil {
+		return err
+	}
+	for file, data := range renderAll(pages) {
+		if err := os.WriteFile(filepath.Join(root, file), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // moduleRoot is the nearest folder holding go.mod, from the working
@@ -99,29 +124,108 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// renderPage is the whole page: the header, a contents list, then one table
-// per source, each sorted by code.
-func renderPage(srcs []source) []byte {
-	var b strings.Builder
-	b.WriteString(header)
-	for _, s := range srcs {
-		fmt.Fprintf(&b, "- [%s](#%s): %d codes\n", s.pkg, s.pkg, len(s.codes))
+// renderAll is every file gendocs writes, by path from the module root:
+// the index, one page per stage, and the legacy page.
+func renderAll(ps []page) map[string][]byte {
+	files := map[string][]byte{
+		filepath.Join(outDir, "README.md"): renderIndex(ps),
+		legacyFile:                         renderLegacy(ps),
 	}
-	for _, s := range srcs {
-		writeTable(&b, s)
+	for _, p := range ps {
+		files[filepath.Join(outDir, p.file)] = renderPage(p)
+	}
+	return files
+}
+
+// renderIndex is docs/codes/README.md: how to read a problem line, and a
+// table of the stages' pages.
+func renderIndex(ps []page) []byte {
+	var b strings.Builder
+	b.WriteString(generated + intro)
+	for _, p := range ps {
+		fmt.Fprintf(&b, "| [%s](%s) | %d | %s |\n", p.title, p.file, len(p.codes), cell(p.about))
 	}
 	return []byte(b.String())
 }
 
-// writeTable writes one source's section: heading, sentence, table.
-func writeTable(b *strings.Builder, s source) {
-	fmt.Fprintf(b, "\n## %s\n\n%s\n\n| code | what it means |\n|---|---|\n", s.pkg, s.about)
-	for _, code := range slices.Sorted(maps.Keys(s.codes)) {
-		fmt.Fprintf(b, "| `%s` | %s |\n", code, cell(s.codes[code]))
+// renderPage is one stage's page: its sentence, a contents list, then a
+// heading per code (its anchor) and its sentence, sorted by code.
+func renderPage(p page) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s# Error codes: %s\n\n%s All stages: [the index](README.md).\n\n", generated, p.title, p.about)
+	codes := slices.Sorted(maps.Keys(p.codes))
+	for _, code := range codes {
+		fmt.Fprintf(&b, "- [`%s`](#%s)\n", code, code)
 	}
+	for _, code := range codes {
+		fmt.Fprintf(&b, "\n## `%s`\n\n%s\n", code, paragraph(p.codes[code]))
+	}
+	return []byte(b.String())
+}
+
+// renderLegacy is docs/error-codes.md: its old sections, each pointing to
+// the pages that replace it, so that links to error-codes.md#render still
+// lead somewhere.
+func renderLegacy(ps []page) []byte {
+	var b strings.Builder
+	b.WriteString(generated + "# Error codes\n\nThe reference moved to [codes/](codes/README.md), one page per stage; each code is an anchor there (`codes/policy.md#policy-kind`).\n")
+	var sections []string
+	links := map[string][]string{}
+	for _, p := range ps {
+		if !slices.Contains(sections, p.legacy) {
+			sections = append(sections, p.legacy)
+		}
+		links[p.legacy] = append(links[p.legacy], fmt.Sprintf("[%s](codes/%s)", p.title, p.file))
+	}
+	for _, s := range sections {
+		fmt.Fprintf(&b, "\n## %s\n\nNow in %s.\n", s, strings.Join(links[s], ", "))
+	}
+	return []byte(b.String())
+}
+
+// paragraph makes text one Markdown paragraph: one line, trimmed.
+func paragraph(text string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ").Replace(strings.TrimSpace(text))
 }
 
 // cell makes text safe inside a Markdown table cell: one line, no bare pipe.
 func cell(text string) string {
-	return strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ").Replace(strings.TrimSpace(text))
+	return strings.ReplaceAll(paragraph(text), "|", `\|`)
+}
+
+// sqlCodes are the codes of the migrations' lint.
+func sqlCodes() []string {
+	var out []string
+	for _, r := range slices.Concat(sqllint.Rules, sqllint.Others) {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+// only is docs restricted to codes; without is docs without them.
+func only(docs map[string]string, codes []string) map[string]string {
+	return filtered(docs, func(c string) bool { return slices.Contains(codes, c) })
+}
+
+func without(docs map[string]string, codes []string) map[string]string {
+	return filtered(docs, func(c string) bool { return !slices.Contains(codes, c) })
+}
+
+func filtered(docs map[string]string, keep func(string) bool) map[string]string {
+	out := map[string]string{}
+	for c, d := range docs {
+		if keep(c) {
+			out[c] = d
+		}
+	}
+	return out
+}
+
+// merged is the union of maps.
+func merged(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
 }

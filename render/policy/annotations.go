@@ -18,6 +18,18 @@ import (
 // The annotation's value is never printed: a snippet may carry secrets.
 type annotationRule struct{}
 
+// Codes of annotationRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeAnnotationDenied = "policy-annotation-denied"
+)
+
+// Codes are the codes annotationRule emits.
+func (annotationRule) Codes() []Code {
+	return []Code{
+		{CodeAnnotationDenied, "An object or a template inside it sets an annotation whose key starts with a prefix of the contract's policy.deniedAnnotations (ingress-nginx snippets and secret annotations by default)."},
+	}
+}
+
 func (annotationRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, o := range objs {

@@ -108,7 +108,7 @@ spec:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := podRuleInstance(t, tt.contract)
-			ps := annotationRule{}.Check(in, podRuleObjects(t, tt.objects))
+			ps := check(t, annotationRule{}, in, parseObjects(t, tt.objects))
 			if diff := cmp.Diff(tt.want, podRuleLines(ps)); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}

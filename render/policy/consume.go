@@ -20,9 +20,28 @@ import (
 // Secret, ConfigMap, PersistentVolumeClaim and ServiceAccount a pod spec
 // names must be declared, shipped by this render, a declared bucket's or
 // <codeLocation>-data; block storage shipped outside resources.disk is
-// refused. It also keeps the (secret, key) pairs the pods read from the
-// declared secrets, for the preflight to check (in.secretKeys).
+// refused.
 type consumptionRule struct{}
+
+// Codes of consumptionRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeConsumeSecret         = "consume-secret"
+	CodeConsumeConfigMap      = "consume-configmap"
+	CodeConsumeClaim          = "consume-volume-claim"
+	CodeConsumeServiceAccount = "consume-service-account"
+	CodeBlockStorage          = "block-storage-undeclared"
+)
+
+// Codes are the codes consumptionRule emits.
+func (consumptionRule) Codes() []Code {
+	return []Code{
+		{CodeConsumeSecret, "A pod, an Ingress's TLS or a ServiceAccount's secrets reference a Secret the declaration does not name: neither in dependsOn.secrets nor a declared bucket's."},
+		{CodeConsumeConfigMap, "A pod references a ConfigMap that neither the render ships nor a declared bucket provides."},
+		{CodeConsumeClaim, "A pod mounts a PersistentVolumeClaim other than <codeLocation>-data, or that one without resources.disk."},
+		{CodeConsumeServiceAccount, "A pod runs as a ServiceAccount that is neither default nor shipped by the render (codeloc's own preflight accounts included)."},
+		{CodeBlockStorage, "The render ships block storage outside the declaration: a PersistentVolumeClaim, volumeClaimTemplates or an ephemeral volume claim."},
+	}
+}
 
 func (consumptionRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	b := in.newBinding(objs)
@@ -33,12 +52,31 @@ func (consumptionRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 		}
 		ps = append(ps, b.object(o)...)
 	}
-	in.secretKeys = b.declaredKeys()
 	return ps
 }
 
+// readSecretKeys are the (secret, key) pairs the pods, and the run pods of
+// their container contexts, read from the declared secrets, for the
+// preflight to check (a fact: gatherFacts).
+func (in *Context) readSecretKeys(objs []*yaml.RNode) map[string][]string {
+	b := in.newBinding(objs)
+	for _, w := range in.decodedPods(objs) {
+		var c collector
+		c.pod(w.spec, w.path)
+		for _, k := range c.keys {
+			b.addKey(k.secret, k.key)
+		}
+	}
+	for _, k := range in.containerContexts(objs) {
+		for _, key := range contextCollector(k).keys {
+			b.addKey(key.secret, key.key)
+		}
+	}
+	return b.declaredKeys()
+}
+
 // binding is what the pods of one render may consume, and the secret keys
-// they read.
+// they read (readSecretKeys).
 type binding struct {
 	in              *Context
 	secrets         map[string]bool // dependsOn.secrets
@@ -110,9 +148,6 @@ func (b *binding) object(o *yaml.RNode) problem.Problems {
 		ps = append(ps, b.in.problem(o, CodeBlockStorage, field,
 			"a generic ephemeral volume gives each pod its own PersistentVolumeClaim: block storage the declaration does not name",
 			fmt.Sprintf("use an emptyDir (with a sizeLimit) for scratch space, or declare resources.disk and mount %s", names.DataClaimName(b.in.d.CodeLocation))))
-	}
-	for _, k := range c.keys {
-		b.addKey(k.secret, k.key)
 	}
 	return ps
 }

@@ -6,54 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/validate"
 )
-
-// consumeDeclaration declares a secret, a bucket and a disk; the cases
-// edit it.
-const consumeDeclaration = `codeLocation: citation
-ready: true
-revision: a3f9c1d
-contractVersion: 3
-resources: {cpu: 500m, memory: 1Gi, disk: 20Gi}
-dependsOn:
-  database: [pgvector]
-  secrets: [pgvector-pg-auth]
-  buckets: [{name: atlas-datalake, size: 100Gi, storageClass: rook-ceph-datalake}]
-`
-
-// consumeInstance is the declaration (edited by edit) rendered against the
-// example contract.
-func consumeInstance(t *testing.T, edit func(string) string) *Context {
-	t.Helper()
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		t.Fatalf("example contract: %v", problems)
-	}
-	decl := consumeDeclaration
-	if edit != nil {
-		decl = edit(decl)
-	}
-	d, problems := validate.ParseDeclaration(validate.ManifestFile, []byte(decl))
-	if len(problems) > 0 {
-		t.Fatalf("declaration: %v", problems)
-	}
-	return NewContext(d, c, build.NewLocator(filepath.Join("root", "kustomization.yaml")))
-}
-
-func consumeObjects(t *testing.T, stream string) []*yaml.RNode {
-	t.Helper()
-	objs, err := kio.FromBytes([]byte(stream))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
-}
 
 // consumePod is a Pod whose spec is the YAML spec (indented by 2).
 func consumePod(spec string) string {
@@ -307,7 +264,7 @@ metadata: {name: other-bucket}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, tt.decl)
-			ps := consumptionRule{}.Check(in, consumeObjects(t, tt.stream))
+			ps := check(t, consumptionRule{}, in, parseObjects(t, tt.stream))
 			var got []string
 			for _, p := range ps.Sorted() {
 				got = append(got, p.Code+" "+p.Path)
@@ -362,7 +319,7 @@ func TestCheckConsumptionMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		in := consumeInstance(t, tt.decl)
-		ps := consumptionRule{}.Check(in, consumeObjects(t, consumePod(tt.spec)))
+		ps := check(t, consumptionRule{}, in, parseObjects(t, consumePod(tt.spec)))
 		if len(ps) != 1 {
 			t.Errorf("%s: %d problems, want 1: %v", tt.spec, len(ps), ps)
 			continue
@@ -400,7 +357,7 @@ spec: {volumeClaimTemplates: [{metadata: {name: data}}]}
 	} {
 		in := consumeInstance(t, tt.decl)
 		var got []string
-		for _, p := range (consumptionRule{}).Check(in, consumeObjects(t, stream)).Sorted() {
+		for _, p := range check(t, consumptionRule{}, in, parseObjects(t, stream)).Sorted() {
 			got = append(got, p.Message+" ("+p.Hint+")")
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -438,7 +395,7 @@ func TestConsumedSecretKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, nil)
-			consumptionRule{}.Check(in, consumeObjects(t, tt.stream))
+			check(t, consumptionRule{}, in, parseObjects(t, tt.stream))
 			if diff := cmp.Diff(tt.want, in.secretKeys); diff != "" {
 				t.Errorf("secret keys (-want +got):\n%s", diff)
 			}
@@ -455,10 +412,7 @@ func BenchmarkCheckConsumption(b *testing.B) {
 	if objs == nil {
 		b.Fatal(built.Problems)
 	}
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		b.Fatal(problems)
-	}
+	c := exampleContract(b, nil)
 	d, problems := validate.LoadDeclaration(root)
 	if len(problems) > 0 {
 		b.Fatal(problems)
@@ -466,7 +420,7 @@ func BenchmarkCheckConsumption(b *testing.B) {
 	in := NewContext(d, c, build.NewLocator(filepath.Join(root, "kustomization.yaml")))
 	b.ReportAllocs()
 	for b.Loop() {
-		if ps := (consumptionRule{}).Check(in, objs); len(ps) > 0 {
+		if ps := check(b, consumptionRule{}, in, objs); len(ps) > 0 {
 			b.Fatal(ps)
 		}
 	}

@@ -48,10 +48,7 @@ var contextFuzzSeeds = []string{
 // contextFuzzInstance is citation's declaration (consumeDeclaration, with
 // a platform ConfigMap and ServiceAccount) against the example contract.
 func contextFuzzInstance(f *testing.F) (*validate.Declaration, *validate.Contract) {
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		f.Fatalf("example contract: %v", problems)
-	}
+	c := exampleContract(f, nil)
 	d, problems := validate.ParseDeclaration(validate.ManifestFile, []byte(consumeDeclaration+"  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"))
 	if len(problems) > 0 {
 		f.Fatalf("declaration: %v", problems)
@@ -99,7 +96,7 @@ func FuzzContainerContext(f *testing.F) {
 		go func() {
 			in := NewContext(d, c, loc)
 			faults := in.newBinding(objs).checkContext(text)
-			done <- result{faults, containerContextRule{}.Check(in, objs)}
+			done <- result{faults, check(t, containerContextRule{}, in, objs)}
 		}()
 		var r result
 		select {
@@ -133,7 +130,7 @@ func FuzzContainerContext(f *testing.F) {
 			t.Fatalf("the rule reports %d problems, the decoder %d faults", len(r.problems), len(r.faults))
 		}
 		// Map order must not leak into the answer: Argo CD caches it.
-		again := containerContextRule{}.Check(NewContext(d, c, loc), contextFuzzObjects(t, text))
+		again := check(t, containerContextRule{}, NewContext(d, c, loc), contextFuzzObjects(t, text))
 		var second []string
 		for _, p := range again {
 			second = append(second, p.String())

@@ -13,19 +13,36 @@ import (
 )
 
 // Context is one code-location being rendered: its declaration, the
-// contract, where its objects came from, and what the rules learned that
-// the emitted objects need (the secret keys the pods read).
+// contract, where its objects came from, and the facts about its objects
+// that the rules share and the emitted objects need.
 type Context struct {
 	d   *validate.Declaration
 	c   *validate.Contract
 	loc *build.Locator
-	// secretKeys are the keys the pods read from each declared secret
-	// (consumptionRule): the preflight checks they exist.
-	secretKeys map[string][]string
-	// grpc is where Dagster reaches the code server (dagsterRule).
-	grpc *workspace.Location
-	// pods caches the decoded pod specs (podSpecOf).
+	facts
+}
+
+// facts are what the rules share, gathered from the objects before any
+// rule runs (gatherFacts): the rules only read them, so that their order
+// changes nothing.
+type facts struct {
+	// pods are the pod specs, decoded once per render (podSpecOf).
 	pods map[*yaml.Node]decodedPod
+	// secretKeys are the keys the pods, and the run pods of their
+	// container contexts, read from each declared secret: the preflight
+	// checks they exist.
+	secretKeys map[string][]string
+	// grpc is where Dagster reaches the code server, nil when it runs
+	// none or cannot be reached (dagsterRule says why).
+	grpc *workspace.Location
+}
+
+// gatherFacts learns the facts of objs, in that order: the pods first,
+// which the others read. It reports nothing: problems belong to rules.
+func (in *Context) gatherFacts(objs []*yaml.RNode) {
+	in.facts = facts{pods: decodePods(objs)}
+	in.secretKeys = in.readSecretKeys(objs)
+	in.grpc, _ = in.codeServerLocation(objs)
 }
 
 // NewContext returns the context of a render of d against c whose objects
@@ -34,8 +51,9 @@ func NewContext(d *validate.Declaration, c *validate.Contract, loc *build.Locato
 	return &Context{d: d, c: c, loc: loc}
 }
 
-// SecretKeys are the keys the pods read from each declared secret, sorted;
-// nil when none (known once Check ran).
+// SecretKeys are the keys the pods (and the run pods of their container
+// contexts) read from each declared secret, sorted; nil when none (known
+// once Check ran).
 func (in *Context) SecretKeys() map[string][]string { return in.secretKeys }
 
 // problem is a problem of object o at field, placed in o's own file.
@@ -50,22 +68,36 @@ type decodedPod struct {
 	err  error
 }
 
-// podSpecOf decodes a pod spec node as the API server would (field names
-// case-sensitive), once per render. A field of the wrong type is left out
-// and the rest kept, with err saying so (wellFormedRule reports it); ok is
-// false when the node does not convert at all.
+// podSpecOf is a pod spec node decoded as the API server would (field
+// names case-sensitive): the one gatherFacts decoded, else decoded now. A
+// field of the wrong type is left out and the rest kept, with err saying
+// so (wellFormedRule reports it); ok is false when the node does not
+// convert at all.
 func (in *Context) podSpecOf(n *yaml.RNode) (spec *corev1.PodSpec, ok bool, err error) {
-	if d, seen := in.pods[n.YNode()]; seen {
-		return d.spec, d.spec != nil, d.err
+	d, seen := in.pods[n.YNode()]
+	if !seen {
+		d = decodePod(n)
 	}
+	return d.spec, d.spec != nil, d.err
+}
+
+// decodePods decodes the pod spec of every workload of objs.
+func decodePods(objs []*yaml.RNode) map[*yaml.Node]decodedPod {
+	pods := map[*yaml.Node]decodedPod{}
+	for _, o := range objs {
+		if n, _ := podSpec(o); n != nil {
+			pods[n.YNode()] = decodePod(n)
+		}
+	}
+	return pods
+}
+
+// decodePod decodes one pod spec node.
+func decodePod(n *yaml.RNode) decodedPod {
 	var d decodedPod
-	if data, jerr := node.JSON(n.YNode()); jerr == nil {
+	if data, err := node.JSON(n.YNode()); err == nil {
 		d.spec = &corev1.PodSpec{}
 		d.err = sigsjson.UnmarshalCaseSensitivePreserveInts(data, d.spec)
 	}
-	if in.pods == nil {
-		in.pods = map[*yaml.Node]decodedPod{}
-	}
-	in.pods[n.YNode()] = d
-	return d.spec, d.spec != nil, d.err
+	return d
 }

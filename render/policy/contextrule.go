@@ -5,7 +5,6 @@ import (
 
 	"github.com/codeloc/codeloc/internal/problem"
 
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +23,29 @@ import (
 // declared resources) and the contract's namespace. A context codeloc
 // cannot read is refused: what it hands the run pods would be unknown.
 type containerContextRule struct{}
+
+// Codes of containerContextRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeContextInvalid    = "container-context-invalid"
+	CodeContextUnreadable = "container-context-unreadable"
+	CodeContextNamespace  = "container-context-namespace"
+	CodeContextField      = "container-context-field"
+)
+
+// Codes are the codes containerContextRule emits.
+func (containerContextRule) Codes() []Code {
+	return append([]Code{
+		{CodeContextInvalid, "A Dagster container context is not JSON, or not Dagster's K8sContainerContext schema (an unknown key, a wrong type): Dagster would refuse it too."},
+		{CodeContextUnreadable, "A Dagster container context comes from where codeloc cannot read it (a Secret, a ConfigMap the render does not ship, an env var at run time): what it hands the run pods would be unknown."},
+		{CodeContextNamespace, "A Dagster container context launches run pods in another namespace than the contract's."},
+		{CodeContextField, "A Dagster container context sets what Dagster and the cluster own on run pods: reserved labels, the Job's pod template or pod count."},
+	}, Reuse(
+		// The run pods are held to what a pod spec is held to.
+		CodeConsumeSecret, CodeConsumeConfigMap, CodeConsumeClaim, CodeConsumeServiceAccount, CodeBlockStorage,
+		CodePodSecurity, CodeImageRevision, CodeImageRegistry, CodeImageUnpinned, CodeImageDigest, CodeRequestsOverDeclared,
+		CodeVolumeType, CodeResourceExtended, CodeResourceClaim, CodePodClusterRef, CodeAnnotationDenied,
+	)...)
+}
 
 func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	b := in.newBinding(objs)
@@ -50,6 +72,35 @@ func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Probl
 		}
 	}
 	return ps
+}
+
+// containerContexts are the container contexts the pods' containers hand
+// their run pods, those codeloc reads and decodes (the rule reports the
+// others).
+func (in *Context) containerContexts(objs []*yaml.RNode) []*k8sContext {
+	cms := shippedConfigMaps(objs)
+	var out []*k8sContext
+	for _, w := range in.decodedPods(objs) {
+		for _, ct := range podContainers(w.spec, w.path) {
+			found, _ := contextSources(ct.c, ct.path, cms)
+			for _, src := range found {
+				if k := decodeContextText(src.text); k != nil {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// decodeContextText is a container context's text decoded, nil when it
+// does not decode.
+func decodeContextText(text string) *k8sContext {
+	m, fault := parseContext(text)
+	if fault != nil {
+		return nil
+	}
+	return (&contextDecoder{}).decodeContext(m)
 }
 
 // containerAt is a container of a pod spec and its field path.
@@ -109,6 +160,27 @@ func (b *binding) checkContext(text string) []contextFault {
 
 // contextReferences checks what the run pods read by name.
 func (b *binding) contextReferences(k *k8sContext) []contextFault {
+	c := contextCollector(k)
+	var faults []contextFault
+	for _, r := range c.refs {
+		rule := referenceRules[r.kind]
+		msg, hint := rule.reason(b, r.name)
+		if r.name == "" && r.kind != kindServiceAccount {
+			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
+		}
+		if msg != "" {
+			faults = append(faults, contextFault{rule.code, r.field, msg, hint})
+		}
+	}
+	for _, field := range c.ephemeral {
+		faults = append(faults, contextFault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
+	}
+	return faults
+}
+
+// contextCollector collects what the run pods of a container context
+// read by name, and the secret keys they read.
+func contextCollector(k *k8sContext) *collector {
 	var c collector
 	for i, s := range k.pullSecrets {
 		c.ref(kindSecret, s, fmt.Sprintf("k8s.image_pull_secrets[%d].name", i))
@@ -137,39 +209,7 @@ func (b *binding) contextReferences(k *k8sContext) []contextFault {
 			c.pod(rc.cfg.pod, rc.path+".pod_spec_config")
 		}
 	}
-	var faults []contextFault
-	for _, r := range c.refs {
-		rule := referenceRules[r.kind]
-		msg, hint := rule.reason(b, r.name)
-		if r.name == "" && r.kind != kindServiceAccount {
-			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
-		}
-		if msg != "" {
-			faults = append(faults, contextFault{rule.code, r.field, msg, hint})
-		}
-	}
-	for _, field := range c.ephemeral {
-		faults = append(faults, contextFault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
-	}
-	for _, key := range c.keys {
-		b.in.addSecretKey(b, key)
-	}
-	return faults
-}
-
-// addSecretKey records a key the run pods read from a declared secret, for
-// the preflight to check, beside those consumptionRule found.
-func (in *Context) addSecretKey(b *binding, k secretKey) {
-	if !b.secrets[k.secret] {
-		return
-	}
-	if in.secretKeys == nil {
-		in.secretKeys = map[string][]string{}
-	}
-	if !slices.Contains(in.secretKeys[k.secret], k.key) {
-		in.secretKeys[k.secret] = append(in.secretKeys[k.secret], k.key)
-		slices.Sort(in.secretKeys[k.secret])
-	}
+	return &c
 }
 
 // reservedPrefixes are label prefixes Dagster and codeloc set on run pods

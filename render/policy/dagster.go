@@ -31,31 +31,69 @@ var imageEnvNames = []string{"DAGSTER_CURRENT_IMAGE", "DAGSTER_CONTAINER_IMAGE",
 // pods from to the container's own (the declared revision).
 type dagsterRule struct{}
 
+// Codes of dagsterRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeDagsterImage = "dagster-image"
+	CodeCodeServers  = "dagster-code-servers"
+	CodeGRPCPort     = "dagster-grpc-port"
+	CodeGRPCHost     = "dagster-grpc-host"
+	CodeGRPCService  = "dagster-grpc-service"
+	CodeLocationName = "dagster-location-name"
+)
+
+// Codes are the codes dagsterRule emits.
+func (dagsterRule) Codes() []Code {
+	return []Code{
+		{CodeDagsterImage, "DAGSTER_CURRENT_IMAGE (or DAGSTER_CONTAINER_IMAGE, --container-image) is not the container's own image: run pods would launch another image than the declared revision's."},
+		{CodeCodeServers, "More than one container runs a Dagster code server: a code-location is one gRPC location."},
+		{CodeGRPCPort, "The code server does not serve on a TCP port a Service can reach (no --port, a socket, a port from elsewhere)."},
+		{CodeGRPCHost, "The code server listens on localhost (Dagster's default host): set -h 0.0.0.0 so that the webserver and daemon reach it."},
+		{CodeGRPCService, "No Service (or more than one) of the render reaches the code server's port: Dagster's workspace needs one host and port."},
+		{CodeLocationName, "The code server's --location-name is not the code-location's name, which the workspace and the reload use."},
+	}
+}
+
 func (dagsterRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	cms := shippedConfigMaps(objs)
 	var ps problem.Problems
-	var servers []*codeServer
 	for _, w := range in.decodedPods(objs) {
 		for _, ct := range podContainers(w.spec, w.path) {
 			ps = append(ps, in.oneImage(w.o, ct, cms)...)
 		}
+	}
+	_, located := in.codeServerLocation(objs)
+	return append(ps, located...)
+}
+
+// codeServerLocation finds the one code server and where Dagster reaches
+// it: its location, or the problems why there is none to reach. It is
+// both a fact (gatherFacts keeps the location) and a check (dagsterRule
+// reports the problems).
+func (in *Context) codeServerLocation(objs []*yaml.RNode) (*workspace.Location, problem.Problems) {
+	servers := in.codeServers(objs)
+	if len(servers) == 1 {
+		return in.locate(servers[0], objs)
+	}
+	var ps problem.Problems
+	for _, s := range servers[min(1, len(servers)):] {
+		ps = append(ps, in.problem(s.o, CodeCodeServers, s.path, fmt.Sprintf("runs a second Dagster code server (%s); the first is in %s %s", s.command, servers[0].o.GetKind(), servers[0].o.GetName()),
+			"a code-location is one Dagster location: serve all its definitions from one code server, or split it into code-locations"))
+	}
+	return nil, ps
+}
+
+// codeServers are the containers that run a Dagster code server.
+func (in *Context) codeServers(objs []*yaml.RNode) []*codeServer {
+	cms := shippedConfigMaps(objs)
+	var servers []*codeServer
+	for _, w := range in.decodedPods(objs) {
 		for i := range w.spec.Containers {
 			if s := findCodeServer(w.o, &w.spec.Containers[i], fmt.Sprintf("%s.containers[%d]", w.path, i), in.podLabels(w.o), cms); s != nil {
 				servers = append(servers, s)
 			}
 		}
 	}
-	in.grpc = nil
-	switch {
-	case len(servers) > 1:
-		for _, s := range servers[1:] {
-			ps = append(ps, in.problem(s.o, CodeCodeServers, s.path, fmt.Sprintf("runs a second Dagster code server (%s); the first is in %s %s", s.command, servers[0].o.GetKind(), servers[0].o.GetName()),
-				"a code-location is one Dagster location: serve all its definitions from one code server, or split it into code-locations"))
-		}
-	case len(servers) == 1:
-		ps = append(ps, in.locate(servers[0], objs)...)
-	}
-	return ps
+	return servers
 }
 
 // podLabels are the labels of a workload's pods as deployed: with the
@@ -102,7 +140,16 @@ func oneLine(s string) string {
 
 // locate checks the code server's settings and finds the Service that
 // reaches it.
-func (in *Context) locate(s *codeServer, objs []*yaml.RNode) problem.Problems {
+func (in *Context) locate(s *codeServer, objs []*yaml.RNode) (*workspace.Location, problem.Problems) {
+	if ps := in.serverSettings(s); len(ps) > 0 {
+		return nil, ps
+	}
+	return in.findService(s, objs)
+}
+
+// serverSettings checks how the code server serves: on a TCP port, on
+// every interface, under the code-location's name.
+func (in *Context) serverSettings(s *codeServer) problem.Problems {
 	problem := func(code, field, msg, hint string) problem.Problems {
 		if field == "" {
 			field = s.path
@@ -129,7 +176,7 @@ func (in *Context) locate(s *codeServer, objs []*yaml.RNode) problem.Problems {
 		return problem(CodeLocationName, s.location.field, fmt.Sprintf("the code server calls its location %q, not the code-location's name %s", oneLine(s.location.value), in.d.CodeLocation),
 			fmt.Sprintf("remove --location-name, or set it to %s: the workspace and the reload name the location after the code-location", in.d.CodeLocation))
 	}
-	return in.findService(s, objs)
+	return nil
 }
 
 // servicePort is a Service port that reaches the code server.
@@ -141,7 +188,7 @@ type servicePort struct {
 // findService finds the one Service port of the render that reaches the
 // code server: preferably the Service named after the code-location and
 // its port named grpc.
-func (in *Context) findService(s *codeServer, objs []*yaml.RNode) problem.Problems {
+func (in *Context) findService(s *codeServer, objs []*yaml.RNode) (*workspace.Location, problem.Problems) {
 	port := int32(s.portNumber())
 	var reach []servicePort
 	var selecting []string
@@ -165,17 +212,16 @@ func (in *Context) findService(s *codeServer, objs []*yaml.RNode) problem.Proble
 		if len(selecting) > 0 {
 			msg = fmt.Sprintf("Service %s selects the code server's pods but none of its ports reaches port %d", strings.Join(selecting, ", "), port)
 		}
-		return problem.Problems{in.problem(s.o, CodeGRPCService, s.path, msg,
+		return nil, problem.Problems{in.problem(s.o, CodeGRPCService, s.path, msg,
 			fmt.Sprintf("ship a Service named %s selecting the pods, with a port named grpc targeting %d: Dagster's workspace reaches the code server through it", in.d.CodeLocation, port))}
 	}
 	best, ok := in.bestPort(reach)
 	if !ok {
-		return problem.Problems{in.problem(s.o, CodeGRPCService, s.path,
+		return nil, problem.Problems{in.problem(s.o, CodeGRPCService, s.path,
 			fmt.Sprintf("Services %s all reach the code server: Dagster's workspace needs one", strings.Join(serviceNames(reach), ", ")),
 			fmt.Sprintf("name the one Dagster reaches %s, after the code-location", in.d.CodeLocation))}
 	}
-	in.grpc = &workspace.Location{Name: in.d.CodeLocation, Host: best.service + "." + in.c.Namespace + ".svc", Port: int(best.port.Port)}
-	return nil
+	return &workspace.Location{Name: in.d.CodeLocation, Host: best.service + "." + in.c.Namespace + ".svc", Port: int(best.port.Port)}, nil
 }
 
 // bestPort picks the Service named after the code-location if several
@@ -235,6 +281,7 @@ func reaches(p corev1.ServicePort, port int32, c *corev1.Container) bool {
 // application`: the workspace needs every code-location's location, a
 // revision not yet ready included. Its errors are returned.
 func Locate(in *Context, objs []*yaml.RNode) problem.Problems {
+	in.gatherFacts(objs)
 	errs, _ := dagsterRule{}.Check(in, objs).Split()
 	return errs
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -16,15 +14,6 @@ import (
 // the container context ctx (a JSON text) through env.
 func contextPod(env, ctx string) string {
 	return consumePod(fmt.Sprintf("  containers: [{name: dagster, image: registry:80/citation-dagster:a3f9c1d, env: [{name: %s, value: %q}]}]", env, ctx))
-}
-
-// codes lists each problem as "code message" for the cases' assertions.
-func codes(ps problem.Problems) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Code+" "+p.Message)
-	}
-	return out
 }
 
 func TestContainerContext(t *testing.T) {
@@ -100,7 +89,7 @@ func TestContainerContext(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, tt.decl)
-			got := codes(containerContextRule{}.Check(in, consumeObjects(t, contextPod(env, tt.ctx))))
+			got := codes(check(t, containerContextRule{}, in, parseObjects(t, contextPod(env, tt.ctx))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
 			}
@@ -138,7 +127,7 @@ func TestContainerContextSources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, nil)
-			got := codes(containerContextRule{}.Check(in, consumeObjects(t, cm+consumePod("  containers: ["+tt.container+"]"))))
+			got := codes(check(t, containerContextRule{}, in, parseObjects(t, cm+consumePod("  containers: ["+tt.container+"]"))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
 			}
@@ -224,7 +213,7 @@ func TestCodeServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, nil)
-			got := codes(dagsterRule{}.Check(in, consumeObjects(t, tt.objs)))
+			got := codes(check(t, dagsterRule{}, in, parseObjects(t, tt.objs)))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
 			}

@@ -20,6 +20,24 @@ import (
 // from the contract's registry (or policy.registries), and pinned.
 type imageRule struct{}
 
+// Codes of imageRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeImageRevision = "policy-image-revision"
+	CodeImageRegistry = "policy-image-registry"
+	CodeImageUnpinned = "policy-image-unpinned"
+	CodeImageDigest   = "policy-image-digest"
+)
+
+// Codes are the codes imageRule emits.
+func (imageRule) Codes() []Code {
+	return []Code{
+		{CodeImageRevision, "An image of the code-location does not carry the declared revision as its tag."},
+		{CodeImageRegistry, "An image does not come from the contract's registry (or policy.registries)."},
+		{CodeImageUnpinned, "An image has neither a digest nor a tag other than latest."},
+		{CodeImageDigest, "An image reference has an @ but no valid digest (sha256: and 64 lowercase hex digits, or sha512: and 128)."},
+	}
+}
+
 func (imageRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, o := range objs {

@@ -131,7 +131,7 @@ spec:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := podRuleInstance(t, func(c *validate.Contract) { c.Policy.Registries = tt.registries })
-			got := podRuleLines(imageRule{}.Check(in, podRuleObjects(t, tt.objects)))
+			got := podRuleLines(check(t, imageRule{}, in, parseObjects(t, tt.objects)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}

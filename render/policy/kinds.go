@@ -18,6 +18,20 @@ import (
 // Services of a type policy.serviceTypes does not list.
 type kindRule struct{}
 
+// Codes of kindRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeKindNotAllowed = "policy-kind-not-allowed"
+	CodeServiceType    = "policy-service-type"
+)
+
+// Codes are the codes kindRule emits.
+func (kindRule) Codes() []Code {
+	return []Code{
+		{CodeKindNotAllowed, "An object's kind is not in the contract's policy.kinds."},
+		{CodeServiceType, "A Service's type is not in the contract's policy.serviceTypes (NodePort, LoadBalancer and ExternalName take cluster-wide resources)."},
+	}
+}
+
 func (kindRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, o := range objs {

@@ -1,51 +1,12 @@
 package policy
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/validate"
 )
-
-// kindsInstance is code-location citation rendered against the example
-// contract, its policy changed by edit.
-func kindsInstance(t *testing.T, edit func(*validate.Policy)) *Context {
-	t.Helper()
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		t.Fatalf("example contract: %v", problems)
-	}
-	if edit != nil {
-		edit(&c.Policy)
-	}
-	return NewContext(&validate.Declaration{CodeLocation: "citation"}, c, build.NewLocator(filepath.Join("root", "kustomization.yaml")))
-}
-
-// kindsObjects parses a YAML stream of objects.
-func kindsObjects(t *testing.T, stream string) []*yaml.RNode {
-	t.Helper()
-	objs, err := kio.FromBytes([]byte(stream))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
-}
-
-// codesAndPaths is "code path" per problem, sorted as the render sorts.
-func codesAndPaths(ps problem.Problems) []string {
-	var out []string
-	for _, p := range ps.Sorted() {
-		out = append(out, p.Code+" "+p.Path)
-	}
-	return out
-}
 
 func TestCheckKinds(t *testing.T) {
 	tests := []struct {
@@ -158,7 +119,7 @@ spec: {type: NodePort}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := kindsInstance(t, tt.policy)
-			got := codesAndPaths(kindRule{}.Check(in, kindsObjects(t, tt.stream)))
+			got := codesAndPaths(check(t, kindRule{}, in, parseObjects(t, tt.stream)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -168,7 +129,7 @@ spec: {type: NodePort}
 
 func TestCheckKindsMessages(t *testing.T) {
 	in := kindsInstance(t, nil)
-	ps := kindRule{}.Check(in, kindsObjects(t, `
+	ps := check(t, kindRule{}, in, parseObjects(t, `
 apiVersion: example.com/v1
 kind: Widget
 metadata: {name: citation-widget}

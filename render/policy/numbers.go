@@ -34,6 +34,18 @@ import (
 // with Argo CD's reader.
 type numbersRule struct{}
 
+// Codes of numbersRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeYAMLAmbiguous = "yaml-ambiguous-scalar"
+)
+
+// Codes are the codes numbersRule emits.
+func (numbersRule) Codes() []Code {
+	return []Code{
+		{CodeYAMLAmbiguous, "A plain scalar reads otherwise to Argo CD (YAML 1.1) than to codeloc (YAML 1.2), or is a number, boolean or null not written canonically (yes, on, 0x10, 010, 1_000, +5, .5, True, ~)."},
+	}
+}
+
 func (numbersRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	var w scalarWalk // one walk, its path reused, for every object

@@ -111,7 +111,7 @@ func TestNumbersValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
 			in := podRuleInstance(t, nil)
-			got := podRuleLines(numbersRule{}.Check(in, podRuleObjects(t, widget(tt.value))))
+			got := podRuleLines(check(t, numbersRule{}, in, parseObjects(t, widget(tt.value))))
 			var want []string
 			if tt.want != "" {
 				want = []string{tt.want}
@@ -163,7 +163,7 @@ func TestNumbersKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
 			in := podRuleInstance(t, nil)
-			got := podRuleLines(numbersRule{}.Check(in, podRuleObjects(t, dataKey(tt.key))))
+			got := podRuleLines(check(t, numbersRule{}, in, parseObjects(t, dataKey(tt.key))))
 			var want []string
 			if tt.want != "" {
 				want = []string{tt.want}
@@ -219,7 +219,7 @@ data: {on: eA==}
 `
 	in := podRuleInstance(t, nil)
 	var got []string
-	for _, p := range (numbersRule{}).Check(in, podRuleObjects(t, objects)) {
+	for _, p := range check(t, numbersRule{}, in, parseObjects(t, objects)) {
 		got = append(got, p.Path+": "+p.Hint)
 	}
 	want := []string{
@@ -243,8 +243,8 @@ func TestNumbersHints(t *testing.T) {
 		{".inf", `quote it (".inf") if it is a string, or write a value JSON can carry (a finite number)`},
 	}
 	for _, tt := range tests {
-		objs := podRuleObjects(t, widget(tt.value))
-		ps := numbersRule{}.Check(podRuleInstance(t, nil), objs)
+		objs := parseObjects(t, widget(tt.value))
+		ps := check(t, numbersRule{}, podRuleInstance(t, nil), objs)
 		if len(ps) != 1 || ps[0].Hint != tt.want {
 			t.Errorf("%s: %v, want the hint %q", tt.value, ps, tt.want)
 		}
@@ -297,7 +297,7 @@ func checkAgainstArgo(t *testing.T, doc string) {
 		return
 	}
 	in := podRuleInstance(t, nil)
-	if ps := (numbersRule{}).Check(in, objs); len(ps) == 0 {
+	if ps := check(t, numbersRule{}, in, objs); len(ps) == 0 {
 		t.Errorf("Argo CD reads %q otherwise (%s, error %v) than codeloc (%s), and the rule says nothing", doc, argo, argoErr, ours)
 	}
 }
@@ -360,10 +360,7 @@ func BenchmarkNumbers(b *testing.B) {
 		if built.Objects == nil {
 			b.Fatal(built.Problems)
 		}
-		c, problems := validate.LoadContract("")
-		if len(problems) > 0 {
-			b.Fatal(problems)
-		}
+		c := exampleContract(b, nil)
 		in := NewContext(&validate.Declaration{CodeLocation: "citation"}, c, built.Locator)
 		name := filepath.Base(root)
 		if root == generated {
@@ -372,7 +369,7 @@ func BenchmarkNumbers(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if ps := (numbersRule{}).Check(in, built.Objects); len(ps) > 0 {
+				if ps := check(b, numbersRule{}, in, built.Objects); len(ps) > 0 {
 					b.Fatal(ps)
 				}
 			}
@@ -414,12 +411,12 @@ spec:
         - {name: app, ports: [{containerPort: 80.0}]}
 `
 	in := podRuleInstance(t, nil)
-	objs := podRuleObjects(t, objects)
-	if ps := (numbersRule{}).Check(in, objs); len(ps) > 0 {
+	objs := parseObjects(t, objects)
+	if ps := check(t, numbersRule{}, in, objs); len(ps) > 0 {
 		t.Errorf("numbersRule: %v", ps)
 	}
 	var got []string
-	for _, p := range (wellFormedRule{}).Check(in, objs) {
+	for _, p := range check(t, wellFormedRule{}, in, objs) {
 		got = append(got, p.Code+" "+p.Path+": "+p.Message)
 	}
 	want := []string{"object-malformed Deployment/citation-dagster.spec.replicas: spec.replicas is the number 1e3, not int32"}

@@ -18,6 +18,18 @@ import (
 // codeloc-<other> read by the dependents' preflights).
 type ownershipRule struct{}
 
+// Codes of ownershipRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeNameOwner = "policy-name-owner"
+)
+
+// Codes are the codes ownershipRule emits.
+func (ownershipRule) Codes() []Code {
+	return []Code{
+		{CodeNameOwner, "An object's name is not the code-location's name nor starts with it and '-': all code-locations share one namespace."},
+	}
+}
+
 func (ownershipRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, o := range objs {
@@ -73,6 +85,18 @@ func (in *Context) emittedHere(o *yaml.RNode) bool {
 // code-location's names are ownershipRule's, and an object named like one
 // codeloc emits for this code-location with its kind is Conflicts'.
 type reservedNameRule struct{}
+
+// Codes of reservedNameRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeNameReserved = "policy-name-reserved"
+)
+
+// Codes are the codes reservedNameRule emits.
+func (reservedNameRule) Codes() []Code {
+	return []Code{
+		{CodeNameReserved, "An object's name, though the code-location's own, is one codeloc emits for some code-location (ending with -preflight, -migrate, -migrations-<hash>, -reload, -data or -admission), on another kind than codeloc's or for another code-location (<cl>-x-preflight is the preflight of code-location <cl>-x)."},
+	}
+}
 
 func (reservedNameRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems

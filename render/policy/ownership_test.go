@@ -72,7 +72,7 @@ metadata: {name: cache}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := kindsInstance(t, nil)
-			got := codesAndPaths(ownershipRule{}.Check(in, kindsObjects(t, tt.stream)))
+			got := codesAndPaths(check(t, ownershipRule{}, in, parseObjects(t, tt.stream)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -100,7 +100,7 @@ func TestCheckOwnershipMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.kind+"/"+tt.name, func(t *testing.T) {
 			in := kindsInstance(t, nil)
-			ps := ownershipRule{}.Check(in, kindsObjects(t, "apiVersion: v1\nkind: "+tt.kind+"\nmetadata: {name: "+tt.name+"}\n"))
+			ps := check(t, ownershipRule{}, in, parseObjects(t, "apiVersion: v1\nkind: "+tt.kind+"\nmetadata: {name: "+tt.name+"}\n"))
 			if len(ps) != 1 || ps[0].Message != tt.msg || ps[0].Hint != tt.hint {
 				t.Errorf("got %v, want one problem %q (%s)", ps, tt.msg, tt.hint)
 			}
@@ -238,8 +238,8 @@ metadata: {name: citation-metadata}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := kindsInstance(t, nil)
-			objs := kindsObjects(t, tt.stream)
-			got := codesAndPaths(append(ownershipRule{}.Check(in, objs), reservedNameRule{}.Check(in, objs)...))
+			objs := parseObjects(t, tt.stream)
+			got := codesAndPaths(append(check(t, ownershipRule{}, in, objs), check(t, reservedNameRule{}, in, objs)...))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -249,7 +249,7 @@ metadata: {name: citation-metadata}
 
 func TestReservedNameMessage(t *testing.T) {
 	in := kindsInstance(t, nil)
-	ps := reservedNameRule{}.Check(in, kindsObjects(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: citation-x-preflight}\n"))
+	ps := check(t, reservedNameRule{}, in, parseObjects(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: citation-x-preflight}\n"))
 	want := "root/kustomization.yaml: policy-name-reserved ServiceAccount/citation-x-preflight.metadata.name: citation-x-preflight is named like" +
 		" codeloc's preflight pod, ServiceAccount, Role, RoleBinding and inputs ConfigMap of code-location citation-x: codeloc keeps that name, whatever the kind" +
 		" (rename it: no name may end with -preflight, -migrate, -reload, -data, -admission, -migrations-<hash> (codeloc emits these for every code-location))"
@@ -262,7 +262,7 @@ func TestReservedNameMessage(t *testing.T) {
 // under another declaration or contract, with the kind, is refused.
 func TestConflicts(t *testing.T) {
 	in := kindsInstance(t, nil)
-	atlas := kindsObjects(t, `
+	atlas := parseObjects(t, `
 apiVersion: v1
 kind: Pod
 metadata: {name: citation-preflight}
@@ -283,7 +283,7 @@ apiVersion: v1
 kind: ConfigMap
 metadata: {name: citation-settings}
 `)
-	emitted := kindsObjects(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: citation-preflight}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: codeloc-citation}\n")
+	emitted := parseObjects(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: citation-preflight}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: codeloc-citation}\n")
 	var got []string
 	for _, p := range Conflicts(in, atlas, emitted).Sorted() {
 		got = append(got, p.Code+" "+p.Path+": "+p.Message)

@@ -31,6 +31,18 @@ var podSecurityEvaluator = sync.OnceValue(func() psa.Evaluator {
 // that level at "latest" would: one problem per failed check.
 type podSecurityRule struct{}
 
+// Codes of podSecurityRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodePodSecurity = "pod-security"
+)
+
+// Codes are the codes podSecurityRule emits.
+func (podSecurityRule) Codes() []Code {
+	return []Code{
+		{CodePodSecurity, "A pod spec fails the contract's Pod Security Standards level (Kubernetes' own checks)."},
+	}
+}
+
 func (podSecurityRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	lv := psaapi.LevelVersion{Level: psaapi.Level(in.c.Policy.PodSecurity), Version: psaapi.LatestVersion()}
 	var ps problem.Problems

@@ -1,61 +1,15 @@
 package policy
 
 import (
-	"fmt"
-	"path/filepath"
 	"testing"
-
-	"github.com/codeloc/codeloc/internal/problem"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psaapi "k8s.io/pod-security-admission/api"
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/validate"
 )
-
-// podRuleInstance is code-location citation (revision a3f9c1d, 500m cpu,
-// 1Gi memory, no disk) under the example contract, which tune may edit.
-func podRuleInstance(t *testing.T, tune func(*validate.Contract)) *Context {
-	t.Helper()
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	if tune != nil {
-		tune(c)
-	}
-	d := &validate.Declaration{CodeLocation: "citation", Revision: "a3f9c1d", Resources: validate.Resources{
-		CPU:    validate.Quantity{Quantity: resource.MustParse("500m"), Set: true},
-		Memory: validate.Quantity{Quantity: resource.MustParse("1Gi"), Set: true},
-	}}
-	return NewContext(d, c, build.NewLocator(filepath.Join(t.TempDir(), "kustomization.yaml")))
-}
-
-// podRuleObjects parses a YAML stream into objects.
-func podRuleObjects(t *testing.T, docs string) []*yaml.RNode {
-	t.Helper()
-	objs, err := kio.FromBytes([]byte(docs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
-}
-
-// podRuleLines shows problems as "code path: message", the part the rules
-// decide (files and lines are the context's).
-func podRuleLines(ps problem.Problems) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, fmt.Sprintf("%s %s: %s", p.Code, p.Path, p.Message))
-	}
-	return out
-}
 
 // podDeployment is a Deployment citation-dagster whose pod spec is spec
 // (indented for it) and whose pod template has the annotations given.
@@ -179,7 +133,7 @@ metadata: {name: citation-config}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := podRuleInstance(t, func(c *validate.Contract) { c.Policy.PodSecurity = tt.level })
-			got := podRuleLines(podSecurityRule{}.Check(in, podRuleObjects(t, tt.objects)))
+			got := podRuleLines(check(t, podSecurityRule{}, in, parseObjects(t, tt.objects)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}

@@ -2,10 +2,15 @@
 // over the objects kustomize built: what the objects may be (scope, kinds,
 // well-formed), what they may be named (ownership, identities), what their
 // pods may consume, request and run as (consumption, requests, images, pod
-// security) and what their RBAC may grant. Each rule family is one small
-// type behind Rule, in a file of its own; Check runs them all, so that one
-// render says every problem. Apply then edits the objects as the cluster
-// deploys them (namespace, labels, bucket references).
+// security) and what their RBAC may grant; and the Dagster code server
+// among them (DagsterRules). Each rule family is one small type behind
+// Rule, in a file of its own, declaring the codes it emits and their
+// sentences beside its Check (the codes' docs derive from the rule list).
+// Check first gathers the facts the rules share (the decoded pods, the
+// secret keys they read, the code server's location), then runs every
+// rule, which only reads them, so that one render says every problem in
+// any order. Apply then edits the objects as the cluster deploys them
+// (namespace, labels, bucket references).
 package policy
 
 import (
@@ -19,12 +24,20 @@ import (
 
 // Rule is one family of checks over the built objects.
 type Rule interface {
+	// Codes are the codes Check may emit, each with its sentence (Reuse
+	// for those another rule documents).
+	Codes() []Code
 	// Check returns every problem of objs the rule finds.
 	Check(in *Context, objs []*yaml.RNode) problem.Problems
 }
 
-// Rules are the rules Check runs, in order.
-var Rules = []Rule{
+// Rules are the rules Check runs. Their order changes nothing: they share
+// the facts gatherFacts learns first and only read them.
+var Rules = slices.Concat(KubernetesRules, DagsterRules)
+
+// KubernetesRules hold the objects to Kubernetes' and the contract's rules.
+// A new rule is a file of its own and one line here.
+var KubernetesRules = []Rule{
 	scopeRule{},
 	wellFormedRule{},
 	identityRule{},
@@ -37,16 +50,23 @@ var Rules = []Rule{
 	podSecurityRule{},
 	imageRule{},
 	requestRule{},
-	containerContextRule{},
-	dagsterRule{},
 	reachRule{},
 	annotationRule{},
 	numbersRule{},
 	quantityRule{},
 }
 
-// Check runs every rule over the objects as kustomize built them.
+// DagsterRules hold the Dagster code server to the declaration: how the
+// platform's Dagster reaches it, and the run pods it launches.
+var DagsterRules = []Rule{
+	containerContextRule{},
+	dagsterRule{},
+}
+
+// Check gathers the facts the rules share, then runs every rule over the
+// objects as kustomize built them.
 func Check(in *Context, objs []*yaml.RNode) problem.Problems {
+	in.gatherFacts(objs)
 	var ps problem.Problems
 	for _, r := range Rules {
 		ps = slices.Concat(ps, r.Check(in, objs))

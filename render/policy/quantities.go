@@ -21,6 +21,18 @@ import (
 // decode says so).
 type quantityRule struct{}
 
+// Codes of quantityRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeQuantityNegative = "quantity-negative"
+)
+
+// Codes are the codes quantityRule emits.
+func (quantityRule) Codes() []Code {
+	return []Code{
+		{CodeQuantityNegative, "A container's resource request or limit, an emptyDir sizeLimit or a pod's overhead is a negative quantity."},
+	}
+}
+
 func (quantityRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, p := range in.decodedPods(objs) {

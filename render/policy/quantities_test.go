@@ -80,7 +80,7 @@ spec: {limits: [{type: Container, default: {cpu: -1}}]}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := podRuleInstance(t, nil)
-			got := podRuleLines(quantityRule{}.Check(in, podRuleObjects(t, tt.objects)))
+			got := podRuleLines(check(t, quantityRule{}, in, parseObjects(t, tt.objects)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -101,7 +101,7 @@ spec:
   overhead: {memory: -1Mi}
 `
 	var got []string
-	for _, p := range (quantityRule{}).Check(podRuleInstance(t, nil), podRuleObjects(t, objects)) {
+	for _, p := range check(t, quantityRule{}, podRuleInstance(t, nil), parseObjects(t, objects)) {
 		got = append(got, p.Hint)
 	}
 	want := []string{

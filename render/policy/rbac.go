@@ -24,6 +24,26 @@ import (
 // refuses them.
 type rbacRule struct{}
 
+// Codes of rbacRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeRBACRoleRef = "rbac-role-ref"
+	CodeRBACSubject = "rbac-subject"
+	CodeRBACRule    = "rbac-rule"
+	CodeRBACWrite   = "rbac-write"
+	CodeRBACUnknown = "rbac-unknown"
+)
+
+// Codes are the codes rbacRule emits.
+func (rbacRule) Codes() []Code {
+	return []Code{
+		{CodeRBACRoleRef, "A RoleBinding binds a ClusterRole, or a Role the render does not ship."},
+		{CodeRBACSubject, "A RoleBinding binds a subject other than a ServiceAccount the render ships."},
+		{CodeRBACRule, "A shipped Role grants secrets, wildcards, escalate, bind, impersonate, serviceaccounts/token, nodes, or a pods/services subresource that enters, tunnels to, evicts or binds other pods (exec, attach, ephemeralcontainers, portforward, proxy, eviction, binding)."},
+		{CodeRBACWrite, "A shipped Role writes what the code-location does not ship: create or deletecollection (no name limits them), update/patch/delete without resourceNames or naming objects the render does not ship, or any write on Roles, RoleBindings and ServiceAccounts; policy.runLaunching lists the exceptions."},
+		{CodeRBACUnknown, "A shipped Role lists a verb Kubernetes does not authorize with (verbs are lowercase and compared exactly) or a resource with capitals: it grants nothing codeloc can judge."},
+	}
+}
+
 func (rbacRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	roles, accounts := shippedNames(objs, rbacv1.GroupName, "Role"), shippedNames(objs, "", "ServiceAccount")
 	shipped := indexShipped(objs)

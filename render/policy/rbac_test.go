@@ -133,7 +133,7 @@ roleRef: [admin]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := kindsInstance(t, nil)
-			got := codesAndPaths(rbacRule{}.Check(in, kindsObjects(t, rbacShipped+tt.stream)))
+			got := codesAndPaths(check(t, rbacRule{}, in, parseObjects(t, rbacShipped+tt.stream)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -143,7 +143,7 @@ roleRef: [admin]
 
 func TestCheckRBACMessages(t *testing.T) {
 	in := kindsInstance(t, nil)
-	ps := rbacRule{}.Check(in, kindsObjects(t, rbacShipped+`
+	ps := check(t, rbacRule{}, in, parseObjects(t, rbacShipped+`
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: citation-admin}
@@ -396,7 +396,7 @@ func TestCheckRBACWrites(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := kindsInstance(t, tt.policy)
 			role := "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: citation-writer}\nrules:" + tt.rules
-			got := codesAndPaths(rbacRule{}.Check(in, kindsObjects(t, rbacWriteShipped+role)))
+			got := codesAndPaths(check(t, rbacRule{}, in, parseObjects(t, rbacWriteShipped+role)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -406,7 +406,7 @@ func TestCheckRBACWrites(t *testing.T) {
 
 func TestCheckRBACWriteMessages(t *testing.T) {
 	in := kindsInstance(t, nil)
-	ps := rbacRule{}.Check(in, kindsObjects(t, rbacWriteShipped+`
+	ps := check(t, rbacRule{}, in, parseObjects(t, rbacWriteShipped+`
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {name: citation-writer}

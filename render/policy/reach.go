@@ -19,6 +19,24 @@ import (
 // Dagster container context describes (containerContextRule).
 type reachRule struct{}
 
+// Codes of reachRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeVolumeType       = "volume-type"
+	CodeResourceExtended = "resource-extended"
+	CodeResourceClaim    = "resource-claim"
+	CodePodClusterRef    = "pod-cluster-ref"
+)
+
+// Codes are the codes reachRule emits.
+func (reachRule) Codes() []Code {
+	return []Code{
+		{CodeVolumeType, "A pod mounts a volume type outside the allowlist (configMap, secret, projected, downwardAPI, emptyDir, persistentVolumeClaim, ephemeral; csi with a driver of policy.csiDrivers): network file systems, disks, gitRepo, image..."},
+		{CodeResourceExtended, "A container requests or limits a resource other than cpu, memory and ephemeral-storage: huge pages, or an extended resource (a GPU...) the contract's policy.extendedResources does not list."},
+		{CodeResourceClaim, "A pod claims devices (dynamic resource allocation) other than from a ResourceClaimTemplate of the contract's policy.resourceClaimTemplates: a shared ResourceClaim, another template."},
+		{CodePodClusterRef, "A pod names a PriorityClass or RuntimeClass outside the contract's policy.priorityClasses or policy.runtimeClasses, or a scheduler other than default-scheduler."},
+	}
+}
+
 func (reachRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, w := range in.decodedPods(objs) {

@@ -183,7 +183,7 @@ spec:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := podRuleInstance(t, tt.contract)
-			got := podRuleLines(reachRule{}.Check(in, podRuleObjects(t, tt.objects)))
+			got := podRuleLines(check(t, reachRule{}, in, parseObjects(t, tt.objects)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -222,7 +222,7 @@ func TestContextReach(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, nil)
-			got := codes(containerContextRule{}.Check(in, consumeObjects(t, contextPod(env, tt.ctx))))
+			got := codes(check(t, containerContextRule{}, in, parseObjects(t, contextPod(env, tt.ctx))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
 			}
@@ -268,7 +268,7 @@ func TestReachHints(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := podRuleInstance(t, tt.contract)
 			in.d.Resources.Disk.Set = tt.disk
-			ps := reachRule{}.Check(in, podRuleObjects(t, reachPod(tt.spec)))
+			ps := check(t, reachRule{}, in, parseObjects(t, reachPod(tt.spec)))
 			if len(ps) != 1 {
 				t.Fatalf("%d problems, want 1: %v", len(ps), ps)
 			}

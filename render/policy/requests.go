@@ -51,6 +51,20 @@ func (w workloadPods) contribution(r corev1.ResourceName) resource.Quantity {
 // Job or CronJob (they come and go, so they are not added up) fits them.
 type requestRule struct{}
 
+// Codes of requestRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeRequestsMissing      = "requests-missing"
+	CodeRequestsOverDeclared = "requests-over-declared"
+)
+
+// Codes are the codes requestRule emits.
+func (requestRule) Codes() []Code {
+	return []Code{
+		{CodeRequestsMissing, "A container of a long-running workload does not set both cpu and memory requests."},
+		{CodeRequestsOverDeclared, "The pods' requests add up to more than the declared resources.cpu or resources.memory."},
+	}
+}
+
 func (requestRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	scalers := maxReplicasByTarget(objs)
 	var ps problem.Problems

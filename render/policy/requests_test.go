@@ -117,7 +117,7 @@ spec:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := podRuleInstance(t, nil)
-			got := podRuleLines(requestRule{}.Check(in, podRuleObjects(t, tt.objects)))
+			got := podRuleLines(check(t, requestRule{}, in, parseObjects(t, tt.objects)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -131,7 +131,7 @@ func TestRequestsListsFiveWorkloads(t *testing.T) {
 		docs = append(docs, requestsDeployment(fmt.Sprintf("citation-%d", i), "1", fmt.Sprintf("%dm", 100+i), "1Mi"))
 	}
 	in := podRuleInstance(t, nil)
-	got := podRuleLines(requestRule{}.Check(in, podRuleObjects(t, strings.Join(docs, "---\n"))))
+	got := podRuleLines(check(t, requestRule{}, in, parseObjects(t, strings.Join(docs, "---\n"))))
 	want := []string{"requests-over-declared Deployment/citation-6.spec.template.spec: pods request 721m cpu in all (" +
 		"Deployment/citation-6: 1 × 106m, Deployment/citation-5: 1 × 105m, Deployment/citation-4: 1 × 104m, " +
 		"Deployment/citation-3: 1 × 103m, Deployment/citation-2: 1 × 102m, and 2 more), more than the declared resources.cpu 500m"}
@@ -150,7 +150,7 @@ func TestRequestsHints(t *testing.T) {
 		{requestsDeployment("citation-dagster", "1", "", "1Mi"), "set resources.requests.cpu and resources.requests.memory, above 0, on every container: the declaration's resources.cpu and resources.memory are what the pods request in all"},
 	}
 	for _, tt := range tests {
-		ps := requestRule{}.Check(in, podRuleObjects(t, tt.objects))
+		ps := check(t, requestRule{}, in, parseObjects(t, tt.objects))
 		if len(ps) != 1 || ps[0].Hint != tt.want {
 			t.Errorf("problems %v, want one with hint %q", ps, tt.want)
 		}
@@ -180,7 +180,7 @@ func TestPodRequest(t *testing.T) {
 			if tt.init == "" {
 				spec = "containers:\n" + tt.containers
 			}
-			objs := podRuleObjects(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  "+strings.ReplaceAll(strings.TrimSuffix(spec, "\n"), "\n", "\n  ")+"\n")
+			objs := parseObjects(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  "+strings.ReplaceAll(strings.TrimSuffix(spec, "\n"), "\n", "\n  ")+"\n")
 			pod, _ := podSpec(objs[0])
 			got := podRequest(pod)[corev1.ResourceCPU]
 			if got.String() != tt.want {

@@ -33,6 +33,24 @@ var forbiddenKinds = map[string]string{
 // annotation the cluster orchestrates with.
 type scopeRule struct{}
 
+// Codes of scopeRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeClusterScoped  = "policy-cluster-scoped"
+	CodeOtherNamespace = "policy-namespace"
+	CodeReservedAnno   = "policy-annotation"
+	CodeForbiddenKind  = "policy-kind"
+)
+
+// Codes are the codes scopeRule emits.
+func (scopeRule) Codes() []Code {
+	return []Code{
+		{CodeClusterScoped, "An object is cluster-scoped; code-locations deploy namespaced objects only."},
+		{CodeOtherNamespace, "An object names another namespace than the contract's."},
+		{CodeReservedAnno, "An object sets an annotation the cluster owns (Argo CD hooks and sync waves)."},
+		{CodeForbiddenKind, "An object's kind is provided by the cluster (Secret, ObjectBucketClaim, Application...)."},
+	}
+}
+
 func (scopeRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, o := range objs {

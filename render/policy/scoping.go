@@ -86,6 +86,24 @@ type objectKey struct {
 // outside the contract's policy.externalIPs.
 type scopingRule struct{}
 
+// Codes of scopingRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeScopeSelector = "scope-selector"
+	CodeScopeTarget   = "scope-target"
+	CodeScopePodLabel = "scope-pod-label"
+	CodeExternalIP    = "policy-external-ip"
+)
+
+// Codes are the codes scopingRule emits.
+func (scopingRule) Codes() []Code {
+	return []Code{
+		{CodeScopeSelector, "A pod selector selects on the code-location label (codeloc.dev/code-location, dagster/code-location) with another code-location's value, or with NotIn, DoesNotExist or In another value: it would reach other code-locations' pods."},
+		{CodeScopeTarget, "An autoscaler scales, or an Ingress or route publishes, an object the render does not ship: another code-location's or the platform's."},
+		{CodeScopePodLabel, "A pod template labels its pods with another code-location's name (codeloc.dev/code-location, dagster/code-location): the admission policy denies them, and that code-location's selectors would take them in."},
+		{CodeExternalIP, "A Service's spec.externalIPs holds an address outside the contract's policy.externalIPs: every node takes the traffic to it, for the whole cluster."},
+	}
+}
+
 func (scopingRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	shipped := map[objectKey]bool{}
 	for _, o := range objs {

@@ -295,7 +295,7 @@ metadata: {name: citation}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := kindsInstance(t, tt.policy)
-			got := codesAndPaths(scopingRule{}.Check(in, kindsObjects(t, scopingDeployment+tt.stream)))
+			got := codesAndPaths(check(t, scopingRule{}, in, parseObjects(t, scopingDeployment+tt.stream)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
@@ -305,7 +305,7 @@ metadata: {name: citation}
 
 func TestCheckScopingMessages(t *testing.T) {
 	in := kindsInstance(t, nil)
-	ps := scopingRule{}.Check(in, kindsObjects(t, scopingDeployment+`
+	ps := check(t, scopingRule{}, in, parseObjects(t, scopingDeployment+`
 apiVersion: v1
 kind: Service
 metadata: {name: citation-spy}
@@ -444,7 +444,7 @@ spec: {selector: {app: citation}}`, []string{"spec", "selector"}, "{app: citatio
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := kindsInstance(t, nil)
-			objs := kindsObjects(t, tt.object)
+			objs := parseObjects(t, tt.object)
 			if ps := Apply(in, objs); len(ps) > 0 {
 				t.Fatal(ps)
 			}

@@ -53,7 +53,7 @@ secrets:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, nil)
-			got := podRuleLines(consumptionRule{}.Check(in, consumeObjects(t, tt.stream)))
+			got := podRuleLines(check(t, consumptionRule{}, in, parseObjects(t, tt.stream)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}

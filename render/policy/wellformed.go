@@ -57,6 +57,18 @@ var builtinTypes = map[string]func() any{
 // sync time.
 type wellFormedRule struct{}
 
+// Codes of wellFormedRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeMalformed = "object-malformed"
+)
+
+// Codes are the codes wellFormedRule emits.
+func (wellFormedRule) Codes() []Code {
+	return []Code{
+		{CodeMalformed, "An object of a kind Kubernetes ships does not decode strictly into its API type: an unknown field, or a field of the wrong type."},
+	}
+}
+
 func (wellFormedRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, o := range objs {
@@ -134,6 +146,18 @@ func article(word string) string {
 // kustomize keeps them apart when only one names a namespace, but once
 // codeloc forces the namespace one would overwrite the other.
 type identityRule struct{}
+
+// Codes of identityRule: stable, contracts, fixtures and scripts name them.
+const (
+	CodeIdentity = "object-identity"
+)
+
+// Codes are the codes identityRule emits.
+func (identityRule) Codes() []Code {
+	return []Code{
+		{CodeIdentity, "Two objects have the same group, kind and name once the namespace is forced: one would overwrite the other."},
+	}
+}
 
 func (identityRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	first := map[string]*yaml.RNode{}

@@ -1,0 +1,46 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFactsDoNotDependOnRuleOrder runs Check with the rule list in its
+// order and reversed: the secret keys the pods and the run pods of their
+// container contexts read, and the code server's location, are facts
+// gathered before the rules, so both orders give the same.
+func TestFactsDoNotDependOnRuleOrder(t *testing.T) {
+	ctx := `{"k8s": {"run_k8s_config": {"container_config": {"env": [{"name": "T", "valueFrom": {"secretKeyRef": {"name": "pgvector-pg-auth", "key": "token"}}}]}}}}`
+	stream := consumePod(fmt.Sprintf(`  containers:
+    - name: dagster
+      image: registry:80/citation-dagster:a3f9c1d
+      command: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"]
+      env:
+        - {name: P, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: password}}}
+        - {name: DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT, value: %q}`, ctx)) + `apiVersion: v1
+kind: Service
+metadata: {name: citation}
+spec: {selector: {codeloc.dev/code-location: citation}, ports: [{name: grpc, port: 3030}]}
+`
+	wantKeys := map[string][]string{"pgvector-pg-auth": {"password", "token"}}
+	reversed := slices.Clone(Rules)
+	slices.Reverse(reversed)
+	for name, rules := range map[string][]Rule{"in order": Rules, "reversed": reversed} {
+		t.Run(name, func(t *testing.T) {
+			saved := Rules
+			Rules = rules
+			defer func() { Rules = saved }()
+			in := consumeInstance(t, nil)
+			Check(in, parseObjects(t, stream))
+			if diff := cmp.Diff(wantKeys, in.SecretKeys()); diff != "" {
+				t.Errorf("secret keys (-want +got):\n%s", diff)
+			}
+			if loc := in.GRPCLocation(); loc == nil || loc.Host != "citation.dagster.svc" || loc.Port != 3030 {
+				t.Errorf("location %+v, want citation.dagster.svc:3030", loc)
+			}
+		})
+	}
+}
