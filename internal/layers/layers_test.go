@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -100,7 +101,8 @@ func loadGraph(t *testing.T) *graph {
 	out, err := list.Output()
 	if err != nil {
 		msg := err.Error()
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			msg += ": " + string(ee.Stderr)
 		}
 		t.Fatalf("go list -deps ./...: %s", msg)
