@@ -5,113 +5,26 @@
 // the definitions it loaded from the code server's previous pods.
 //
 // It sends Dagster's own reloadRepositoryLocation mutation (the one the
-// webserver's "Reload" button and dagster-graphql's Python client send) as
-// an HTTP POST of {"query", "variables", "operationName"} to
-// <webserverURL>/graphql, decodes the result union by __typename, and
+// webserver's "Reload" button and dagster-graphql's Python client send)
+// through package dagster/graphql, whose client decodes the answer, and
 // returns a Result or an *Error with a stable code (codes.go), retrying
-// what may heal with a bounded backoff.
-//
-// The schema followed is Dagster's, read from its sources
-// (github.com/dagster-io/dagster, python_modules/):
-//
-//   - dagster-graphql/dagster_graphql/schema/roots/mutation.py: the field
-//     Mutation.reloadRepositoryLocation(repositoryLocationName: String!),
-//     non-null, of the union ReloadRepositoryLocationMutationResult =
-//     WorkspaceLocationEntry | ReloadNotSupported |
-//     RepositoryLocationNotFound | UnauthorizedError | PythonError; its
-//     resolver answers RepositoryLocationNotFound when the current workspace
-//     has no entry of that name, ReloadNotSupported when the entry's origin
-//     cannot reload, else reloads and returns the new WorkspaceLocationEntry;
-//     @capture_error turns an exception into a PythonError.
-//   - dagster-graphql/dagster_graphql/schema/external.py:
-//     WorkspaceLocationEntry {name, loadStatus: RepositoryLocationLoadStatus
-//     (LOADING | LOADED), locationOrLoadError: RepositoryLocationOrLoadError
-//     (nullable) = RepositoryLocation | PythonError}, RepositoryLocation
-//     {name, repositories {name}}.
-//   - dagster-graphql/dagster_graphql/schema/errors.py: every error type
-//     has message (ReloadNotSupported "Location X does not support
-//     reloading.", RepositoryLocationNotFound "Location X does not exist.",
-//     UnauthorizedError "Authorization failed" by default); PythonError also
-//     has stack, cause, errorChain. The stack is never asked for.
-//   - dagster-graphql/dagster_graphql/implementation/utils.py:
-//     capture_error reports the exception to ErrorCapture's observer;
-//     UnauthorizedError is raised as a UserFacingGraphQLError and returned
-//     as data.
-//   - dagster-webserver/dagster_webserver/graphql.py: graphql_http_endpoint
-//     takes a POST whose Content-Type contains application/json, reads
-//     query, variables and operationName; a parse or validation error is
-//     HTTP 400 {"data": null, "errors": [...]}; an execution is HTTP 500
-//     when an exception was captured (so a PythonError result arrives with
-//     status 500 and its data), 400 for other errors, else 200.
-//   - dagster-graphql/dagster_graphql/client/client_queries.py:
-//     RELOAD_REPOSITORY_LOCATION_MUTATION, Dagster's own client query, whose
-//     shape the query below follows.
+// what may heal with a bounded backoff. What each of Dagster's answers
+// means is the client's (dagster/graphql's package comment cites the
+// schema); which answers are retried, the codes, the hints and the lines
+// written are this package's.
 package reload
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/codeloc/codeloc/dagster/graphql"
 	"github.com/codeloc/codeloc/internal/names"
 )
-
-// OperationName names the mutation's operation in the request.
-const OperationName = "CodelocReloadRepositoryLocation"
-
-// Mutation is the GraphQL document sent: Dagster's reloadRepositoryLocation
-// with the location name as a variable (never spliced into the text). Every
-// member of the result union is asked for its __typename and message;
-// PythonError for its message and its cause's, never its stack.
-const Mutation = `mutation ` + OperationName + `($repositoryLocationName: String!) {
-  reloadRepositoryLocation(repositoryLocationName: $repositoryLocationName) {
-    __typename
-    ... on WorkspaceLocationEntry {
-      name
-      loadStatus
-      locationOrLoadError {
-        __typename
-        ... on RepositoryLocation {
-          name
-          repositories {
-            name
-          }
-        }
-        ... on PythonError {
-          message
-          cause {
-            message
-          }
-        }
-      }
-    }
-    ... on ReloadNotSupported {
-      message
-    }
-    ... on RepositoryLocationNotFound {
-      message
-    }
-    ... on UnauthorizedError {
-      message
-    }
-    ... on PythonError {
-      message
-      cause {
-        message
-      }
-    }
-  }
-}`
 
 // Defaults of Options.
 const (
@@ -123,11 +36,7 @@ const (
 
 // MaxMessageBytes bounds the part of a message (Dagster's, or an HTTP
 // body's) that goes into a result line.
-const MaxMessageBytes = 300
-
-// maxBodyBytes bounds the answer read: the one asked for is a few hundred
-// bytes.
-const maxBodyBytes = 1 << 20
+const MaxMessageBytes = graphql.MaxMessageBytes
 
 // Options configure Run.
 type Options struct {
@@ -153,6 +62,20 @@ type Options struct {
 	HTTPClient *http.Client
 	// UserAgent is sent as User-Agent (default codeloc-jobs-reload/VERSION).
 	UserAgent string
+	// Webserver is what the requests go through; nil: a dagster/graphql
+	// client of the webserver at WebserverURL (with HTTPClient, UserAgent
+	// and RequestTimeout), and WebserverURL is ignored otherwise.
+	Webserver Webserver
+}
+
+// Webserver is what Run asks of Dagster's webserver; *graphql.Client is
+// one. ReloadLocation's error is a *graphql.Error, whose Kind decides the
+// code and whether it is retried; any other error is CodeUnreachable and
+// retried. ReloadWorkspace's error is not read: its outcome shows in the
+// next ReloadLocation.
+type Webserver interface {
+	ReloadLocation(ctx context.Context, name string) (graphql.LocationEntry, error)
+	ReloadWorkspace(ctx context.Context) error
 }
 
 // Result is a successful reload: Dagster answered a WorkspaceLocationEntry
@@ -224,18 +147,9 @@ func (e *Error) Line() string {
 }
 
 // Endpoint is the GraphQL endpoint of the webserver at base: base's path
-// followed by /graphql. base must be an absolute http(s) URL with a host,
-// without credentials, query or fragment.
-func Endpoint(base string) (string, error) {
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q is not an http(s) URL of the Dagster webserver (for example http://dagster-dagster-webserver.dagster.svc:80)", base)
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("%q: give the webserver's base URL, without credentials, query or fragment", u.Redacted())
-	}
-	return u.JoinPath("graphql").String(), nil
-}
+// followed by /graphql (graphql.Endpoint). base must be an absolute
+// http(s) URL with a host, without credentials, query or fragment.
+func Endpoint(base string) (string, error) { return graphql.Endpoint(base) }
 
 // Run reloads opts.Location in the webserver at opts.WebserverURL. It
 // retries, with a doubling backoff, what may heal: the webserver
@@ -246,44 +160,36 @@ func Endpoint(base string) (string, error) {
 // not Dagster's. A failure is an *Error; invalid options are another error.
 func Run(ctx context.Context, opts Options) (Result, error) {
 	o := opts.withDefaults()
-	endpoint, err := Endpoint(o.WebserverURL)
-	if err != nil {
-		return Result{}, err
+	ws := o.Webserver
+	if ws == nil {
+		client, err := graphql.NewClient(o.WebserverURL, graphql.Options{HTTPClient: o.HTTPClient, UserAgent: o.UserAgent, RequestTimeout: o.RequestTimeout})
+		if err != nil {
+			return Result{}, err
+		}
+		defer client.Close()
+		ws = client
 	}
 	if strings.TrimSpace(o.Location) == "" {
 		return Result{}, errors.New("no code-location name given")
 	}
-	client := o.HTTPClient
-	if client == nil {
-		client = newClient()
-		defer client.CloseIdleConnections()
-	}
-	body, err := json.Marshal(graphqlRequest{
-		Query:         Mutation,
-		Variables:     map[string]string{"repositoryLocationName": o.Location},
-		OperationName: OperationName,
-	})
-	if err != nil {
-		return Result{}, err
-	}
 	start := time.Now()
 	var last *Error
 	for attempt := 1; ; attempt++ {
-		res, failure := o.attempt(ctx, client, endpoint, body)
-		if failure == nil {
-			res.Attempts, res.Elapsed = attempt, time.Since(start)
-			return res, nil
+		entry, err := ws.ReloadLocation(ctx, o.Location)
+		if err == nil {
+			return Result{Location: entry.Name, LoadStatus: entry.LoadStatus, Repositories: entry.Repositories,
+				Attempts: attempt, Elapsed: time.Since(start)}, nil
 		}
-		last = failure
+		last = failure(err)
 		last.Attempts = attempt
-		if !failure.retryable || attempt >= o.Attempts {
+		if !last.retryable || attempt >= o.Attempts {
 			break
 		}
-		if failure.Code == CodeLocationNotFound {
+		if last.Code == CodeLocationNotFound {
 			// A location added since the webserver started is unknown to it
 			// until it reads workspace.yaml again, which only
 			// reloadWorkspace makes it do (_core/workspace/context.py).
-			o.reloadWorkspace(ctx, client, endpoint)
+			_ = ws.ReloadWorkspace(ctx)
 		}
 		if stopped := o.wait(ctx, attempt); stopped != "" {
 			last.Stopped = stopped
@@ -341,270 +247,80 @@ func (o Options) delay(n int) time.Duration {
 }
 
 // newClient is an HTTP client that follows no redirect: a 3xx is reported
-// with its Location, so that the contract's URL gets fixed.
-func newClient() *http.Client {
-	return &http.Client{
-		Transport:     http.DefaultTransport.(*http.Transport).Clone(),
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
 
-// WorkspaceOperationName names the reloadWorkspace mutation's operation.
-const WorkspaceOperationName = "CodelocReloadWorkspace"
+// Hints of the failures that have something to say.
+const (
+	hintWebserverURL = "is dagster.webserverURL Dagster's webserver?"
+	hintUnreachable  = "check the contract's dagster.webserverURL, that the webserver runs, and the NetworkPolicies"
+)
 
-// WorkspaceMutation makes the webserver read its workspace.yaml again
-// (dagster-graphql schema/roots/mutation.py: reloadWorkspace, whose result
-// is Workspace, UnauthorizedError or PythonError).
-const WorkspaceMutation = `mutation ` + WorkspaceOperationName + ` {
-  reloadWorkspace {
-    __typename
-    ... on PythonError { message }
-    ... on UnauthorizedError { message }
-  }
-}`
-
-// reloadWorkspace asks the webserver to read its workspace again; its
-// outcome shows in the next reloadRepositoryLocation, so it is not read.
-func (o Options) reloadWorkspace(ctx context.Context, client *http.Client, endpoint string) {
-	body, err := json.Marshal(graphqlRequest{Query: WorkspaceMutation, Variables: map[string]string{}, OperationName: WorkspaceOperationName})
-	if err != nil {
-		return
+// failure is the *Error of a failed ReloadLocation: its code, hint and
+// whether Run retries it, by the client's Kind.
+func failure(err error) *Error {
+	var ge *graphql.Error
+	if !errors.As(err, &ge) {
+		return &Error{Code: CodeUnreachable, retryable: true, Message: oneLine(err.Error())}
 	}
-	rctx, cancel := context.WithTimeout(ctx, o.RequestTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", o.UserAgent)
-	if resp, err := client.Do(req); err == nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
-		resp.Body.Close()
-	}
-}
-
-// graphqlRequest is the body of a GraphQL POST, as the webserver's
-// graphql_http_endpoint reads it.
-type graphqlRequest struct {
-	Query         string            `json:"query"`
-	Variables     map[string]string `json:"variables"`
-	OperationName string            `json:"operationName"`
-}
-
-// attempt sends one request and classifies its outcome.
-func (o Options) attempt(ctx context.Context, client *http.Client, endpoint string, body []byte) (Result, *Error) {
-	rctx, cancel := context.WithTimeout(ctx, o.RequestTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return Result{}, &Error{Code: CodeUnreachable, Message: oneLine(err.Error())}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", o.UserAgent)
-	resp, err := client.Do(req)
-	if err != nil {
-		return Result{}, o.transportError(ctx, endpoint, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
-	if err != nil {
-		return Result{}, o.transportError(ctx, endpoint, err)
-	}
-	if len(data) > maxBodyBytes {
-		return Result{}, &Error{Code: CodeBadResponse, HTTPStatus: resp.StatusCode, Message: fmt.Sprintf("the answer of %s is larger than %d bytes", endpoint, maxBodyBytes)}
-	}
-	return classify(resp, data)
-}
-
-// transportError classifies a request that got no (whole) answer.
-func (o Options) transportError(ctx context.Context, endpoint string, err error) *Error {
-	if ctx.Err() != nil { // the run's own deadline, or a signal
-		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("no answer from %s before the run ended (%v)", endpoint, context.Cause(ctx))}
-	}
-	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return &Error{Code: CodeTimeout, retryable: true,
-			Message: fmt.Sprintf("no answer from %s within %s", endpoint, o.RequestTimeout),
-			Hint:    "a large code-location may need a longer --request-timeout"}
-	}
-	return &Error{Code: CodeUnreachable, retryable: true, Message: oneLine(err.Error()),
-		Hint: "check the contract's dagster.webserverURL, that the webserver runs, and the NetworkPolicies"}
-}
-
-// graphqlResponse is what the webserver answers: the data asked for and/or
-// GraphQL errors.
-type graphqlResponse struct {
-	Data *struct {
-		Reload *reloadResult `json:"reloadRepositoryLocation"`
-	} `json:"data"`
-	Errors []struct {
-		Message string `json:"message"`
-	} `json:"errors"`
-}
-
-// pythonError is Dagster's PythonError, without its stack.
-type pythonError struct {
-	Message string `json:"message"`
-	Cause   *struct {
-		Message string `json:"message"`
-	} `json:"cause"`
-}
-
-// text is the error's first line, then its cause's first line.
-func (p pythonError) text() string {
-	s := firstLine(p.Message)
-	if p.Cause != nil {
-		if c := firstLine(p.Cause.Message); c != "" {
-			s += " (caused by " + c + ")"
+	e := &Error{Message: ge.Message, HTTPStatus: ge.HTTPStatus}
+	status := ge.HTTPStatus
+	switch ge.Kind {
+	case graphql.RequestFailed:
+		e.Code = CodeUnreachable
+	case graphql.Unreachable:
+		e.Code, e.retryable, e.Hint = CodeUnreachable, true, hintUnreachable
+	case graphql.Canceled:
+		// The run's own deadline, or a signal: no time for another one.
+		e.Code = CodeTimeout
+	case graphql.Timeout:
+		e.Code, e.retryable, e.Hint = CodeTimeout, true, "a large code-location may need a longer --request-timeout"
+	case graphql.HTTPStatus:
+		e.Code, e.retryable = CodeHTTPError, status >= 500 || status == http.StatusTooManyRequests
+		switch {
+		case status >= 300 && status < 400:
+			e.Hint = "the webserver redirects to " + ge.Redirect + "; give that URL as dagster.webserverURL"
+		case status == http.StatusNotFound:
+			e.Hint = "no GraphQL endpoint at this URL; check dagster.webserverURL and the webserver's --path-prefix"
 		}
-	}
-	return bound(s)
-}
-
-// reloadResult is one member of ReloadRepositoryLocationMutationResult;
-// __typename tells which, and which fields are set.
-type reloadResult struct {
-	Typename string `json:"__typename"`
-	// Error types (ReloadNotSupported, RepositoryLocationNotFound,
-	// UnauthorizedError, PythonError).
-	pythonError
-	// WorkspaceLocationEntry.
-	Name                string `json:"name"`
-	LoadStatus          string `json:"loadStatus"`
-	LocationOrLoadError *struct {
-		Typename string `json:"__typename"`
-		pythonError
-		Name         string `json:"name"`
-		Repositories []struct {
-			Name string `json:"name"`
-		} `json:"repositories"`
-	} `json:"locationOrLoadError"`
-}
-
-// classify turns an answer into a Result or an *Error. The body is read
-// as GraphQL whatever the status: Dagster answers a PythonError with 500.
-func classify(resp *http.Response, data []byte) (Result, *Error) {
-	status := resp.StatusCode
-	var r graphqlResponse
-	isJSON := json.Unmarshal(data, &r) == nil
-	switch {
-	case isJSON && r.Data != nil && r.Data.Reload != nil:
-		res, err := union(r.Data.Reload)
-		if err != nil {
-			err.HTTPStatus = status
-		}
-		return res, err
-	case isJSON && len(r.Errors) > 0:
-		msg := firstLine(r.Errors[0].Message)
-		if n := len(r.Errors) - 1; n > 0 {
-			msg += fmt.Sprintf(" (and %d more)", n)
-		}
-		e := &Error{Code: CodeGraphQLError, HTTPStatus: status, retryable: status >= 500,
-			Message: fmt.Sprintf("Dagster answered HTTP %d with GraphQL errors: %s", status, bound(msg))}
+	case graphql.GraphQLErrors:
+		e.Code, e.retryable = CodeGraphQLError, status >= 500
 		if status < 500 {
 			e.Hint = "the webserver's Dagster does not have the reloadRepositoryLocation mutation codeloc sends; check its version"
 		}
-		return Result{}, e
-	case status < 200 || status > 299:
-		return Result{}, httpError(resp, data)
-	case !isJSON:
-		return Result{}, &Error{Code: CodeBadResponse, HTTPStatus: status,
-			Message: "the answer is not JSON: " + bound(firstLine(string(data))), Hint: "is dagster.webserverURL Dagster's webserver?"}
-	default:
-		return Result{}, &Error{Code: CodeBadResponse, HTTPStatus: status,
-			Message: "the answer has no data.reloadRepositoryLocation and no errors", Hint: "is dagster.webserverURL Dagster's webserver?"}
-	}
-}
-
-// httpError is a non-2xx answer without a GraphQL body.
-func httpError(resp *http.Response, data []byte) *Error {
-	status := resp.StatusCode
-	e := &Error{Code: CodeHTTPError, HTTPStatus: status, retryable: status >= 500 || status == http.StatusTooManyRequests,
-		Message: "HTTP " + resp.Status}
-	if line := firstLine(string(data)); line != "" {
-		e.Message += ": " + bound(line)
-	}
-	switch {
-	case status >= 300 && status < 400:
-		e.Hint = "the webserver redirects to " + resp.Header.Get("Location") + "; give that URL as dagster.webserverURL"
-	case status == http.StatusNotFound:
-		e.Hint = "no GraphQL endpoint at this URL; check dagster.webserverURL and the webserver's --path-prefix"
+	case graphql.NotGraphQL:
+		e.Code, e.Hint = CodeBadResponse, hintWebserverURL
+	case graphql.LocationNotFound:
+		// Retried: the webserver's workspace is what it last read of
+		// workspace.yaml. A first sync of a new code-location can run its
+		// PostSync hook while the webserver still runs on the old
+		// workspace (its pod is being replaced after a workspace change,
+		// or another replica answers), so the name can appear within the
+		// attempts.
+		e.Code, e.retryable = CodeLocationNotFound, true
+		e.Hint = "the webserver's workspace must list the code-location under this name; it reads workspace.yaml at start and on a workspace reload"
+	case graphql.ReloadNotSupported:
+		e.Code, e.Hint = CodeNotSupported, "declare the location as a gRPC server (grpc_server) in the workspace"
+	case graphql.Unauthorized:
+		e.Code, e.Hint = CodeUnauthorized, "the webserver must not run with --read-only, and must let this client reload locations"
+	case graphql.PythonError:
+		// An exception in the webserver while reloading: retried, it may
+		// be a passing failure of its storage.
+		e.Code, e.retryable = CodePythonError, true
+	case graphql.Loading:
+		e.Code, e.retryable = CodeLoadError, true
+	case graphql.LoadError:
+		// An error in the user code, or the code server not reachable
+		// yet. Retried, since the latter heals; the former is reported
+		// after the attempts.
+		e.Code, e.retryable, e.Hint = CodeLoadError, true, "see the code server's logs; the webserver shows the whole error"
+	default: // graphql.BadResponse
+		e.Code = CodeBadResponse
 	}
 	return e
 }
 
-// union decodes ReloadRepositoryLocationMutationResult by __typename.
-func union(u *reloadResult) (Result, *Error) {
-	switch u.Typename {
-	case "WorkspaceLocationEntry":
-		l := u.LocationOrLoadError
-		switch {
-		case l == nil:
-			// locationOrLoadError is nullable: no location and no error
-			// yet, the entry is still LOADING.
-			return Result{}, &Error{Code: CodeLoadError, retryable: true,
-				Message: fmt.Sprintf("Dagster has neither loaded %s nor failed to (loadStatus %s)", u.Name, u.LoadStatus)}
-		case l.Typename == "RepositoryLocation":
-			return Result{Location: cmp.Or(l.Name, u.Name), LoadStatus: u.LoadStatus, Repositories: len(l.Repositories)}, nil
-		case l.Typename == "PythonError":
-			// The code server could not be loaded: an error in the user
-			// code, or the server not reachable yet. Retried, since the
-			// latter heals; the former is reported after the attempts.
-			return Result{}, &Error{Code: CodeLoadError, retryable: true,
-				Message: "Dagster could not load the code-location: " + l.text(),
-				Hint:    "see the code server's logs; the webserver shows the whole error"}
-		default:
-			return Result{}, &Error{Code: CodeBadResponse, Message: fmt.Sprintf("locationOrLoadError has an unknown __typename %q", l.Typename)}
-		}
-	case "RepositoryLocationNotFound":
-		// Retried: Dagster answers it when its current workspace has no
-		// entry of that name, and the workspace is what the webserver last
-		// read of workspace.yaml. A first sync of a new code-location can
-		// run its PostSync hook while the webserver still runs on the old
-		// workspace (its pod is being replaced after a workspace change,
-		// or another replica answers), so the name can appear within the
-		// attempts.
-		return Result{}, &Error{Code: CodeLocationNotFound, retryable: true, Message: bound(firstLine(u.Message)),
-			Hint: "the webserver's workspace must list the code-location under this name; it reads workspace.yaml at start and on a workspace reload"}
-	case "ReloadNotSupported":
-		return Result{}, &Error{Code: CodeNotSupported, Message: bound(firstLine(u.Message)),
-			Hint: "declare the location as a gRPC server (grpc_server) in the workspace"}
-	case "UnauthorizedError":
-		return Result{}, &Error{Code: CodeUnauthorized, Message: bound(firstLine(u.Message)),
-			Hint: "the webserver must not run with --read-only, and must let this client reload locations"}
-	case "PythonError":
-		// An exception in the webserver while reloading (answered with
-		// HTTP 500): retried, it may be a passing failure of its storage.
-		return Result{}, &Error{Code: CodePythonError, retryable: true, Message: "the webserver failed: " + u.text()}
-	default:
-		return Result{}, &Error{Code: CodeBadResponse, Message: fmt.Sprintf("reloadRepositoryLocation answered an unknown __typename %q", u.Typename)}
-	}
-}
-
-// firstLine is s's first non-blank line, with control characters turned
-// into spaces: a Python message's first line never holds its traceback.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-// oneLine folds a whole text onto one line, bounded.
+// oneLine folds a whole text onto one line, bounded to MaxMessageBytes.
 func oneLine(s string) string {
-	return bound(strings.Join(strings.Fields(s), " "))
-}
-
-// bound cuts s to MaxMessageBytes, marking the cut.
-func bound(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= MaxMessageBytes {
 		return s
 	}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/codeloc/codeloc/dagster/graphql"
 )
 
 // Dagster cannot run here: these tests stand it in with an HTTP server
@@ -36,7 +38,7 @@ type answer struct {
 }
 
 // Members of ReloadRepositoryLocationMutationResult, as Dagster serializes
-// them for the query Mutation asks.
+// them for the query graphql.ReloadLocationMutation asks.
 func result(member string) string {
 	return `{"data":{"reloadRepositoryLocation":` + member + `}}`
 }
@@ -100,7 +102,7 @@ func (d *dagster) requests() int {
 func (d *dagster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if strings.Contains(string(body), WorkspaceOperationName) {
+	if strings.Contains(string(body), graphql.ReloadWorkspaceOperation) {
 		d.mu.Lock()
 		d.workspaceReloads++
 		d.mu.Unlock()
@@ -155,7 +157,7 @@ func checkRequest(r *http.Request, path string) string {
 		return "body: " + err.Error()
 	}
 	switch {
-	case !strings.HasPrefix(body.Query, "mutation "+OperationName+"($repositoryLocationName: String!)"):
+	case !strings.HasPrefix(body.Query, "mutation "+graphql.ReloadLocationOperation+"($repositoryLocationName: String!)"):
 		return "query does not declare the mutation and its variable: " + body.Query
 	case !strings.Contains(body.Query, "reloadRepositoryLocation(repositoryLocationName: $repositoryLocationName)"):
 		return "query does not call reloadRepositoryLocation with the variable"
@@ -163,7 +165,7 @@ func checkRequest(r *http.Request, path string) string {
 		return "the location's name is spliced into the query"
 	case strings.Contains(body.Query, "stack"):
 		return "the query asks for PythonError.stack"
-	case body.OperationName != OperationName:
+	case body.OperationName != graphql.ReloadLocationOperation:
 		return "operationName " + body.OperationName
 	case len(body.Variables) != 1 || body.Variables["repositoryLocationName"] != "citation":
 		return "variables do not carry the location name"
@@ -376,31 +378,6 @@ func cmpOr(a, b int) int {
 	return b
 }
 
-func TestEndpoint(t *testing.T) {
-	for _, tt := range []struct{ in, want, err string }{
-		{in: "http://dagster-dagster-webserver.dagster.svc:80", want: "http://dagster-dagster-webserver.dagster.svc:80/graphql"},
-		{in: "http://dagster-dagster-webserver.dagster.svc/", want: "http://dagster-dagster-webserver.dagster.svc/graphql"},
-		{in: "https://dagster.example.org/dagster", want: "https://dagster.example.org/dagster/graphql"},
-		{in: "https://dagster.example.org/dagster/", want: "https://dagster.example.org/dagster/graphql"},
-		{in: "", err: `"" is not an http(s) URL of the Dagster webserver`},
-		{in: "dagster-dagster-webserver:80", err: "is not an http(s) URL"},
-		{in: "grpc://dagster:4000", err: "is not an http(s) URL"},
-		{in: "http://", err: "is not an http(s) URL"},
-		{in: "http://admin:s3cr3t@dagster/", err: `"http://admin:xxxxx@dagster/": give the webserver's base URL, without credentials, query or fragment`},
-		{in: "http://dagster/?x=1", err: "without credentials, query or fragment"},
-	} {
-		got, err := Endpoint(tt.in)
-		switch {
-		case tt.err == "" && (err != nil || got != tt.want):
-			t.Errorf("Endpoint(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("Endpoint(%q) error %v, want one containing %q", tt.in, err, tt.err)
-		case err != nil && strings.Contains(err.Error(), "s3cr3t"):
-			t.Errorf("Endpoint(%q) error shows the password: %v", tt.in, err)
-		}
-	}
-}
-
 // TestRunUnderPathPrefix: a webserver started with --path-prefix serves
 // GraphQL under it.
 func TestRunUnderPathPrefix(t *testing.T) {
@@ -506,5 +483,66 @@ func TestNotFoundReloadsWorkspace(t *testing.T) {
 	}
 	if res.Attempts != 2 || fake.requests() != 2 || fake.workspaceReloads != 1 {
 		t.Errorf("attempts %d, requests %d, workspace reloads %d; want 2, 2, 1", res.Attempts, fake.requests(), fake.workspaceReloads)
+	}
+}
+
+// fakeWebserver answers ReloadLocation from a list, the last one again
+// once they are used up, without HTTP.
+type fakeWebserver struct {
+	answers          []error
+	calls            int
+	workspaceReloads int
+}
+
+func (f *fakeWebserver) ReloadLocation(ctx context.Context, name string) (graphql.LocationEntry, error) {
+	err := f.answers[min(f.calls, len(f.answers)-1)]
+	f.calls++
+	if err != nil {
+		return graphql.LocationEntry{}, err
+	}
+	return graphql.LocationEntry{Name: name, LoadStatus: "LOADED", Repositories: 1}, nil
+}
+
+func (f *fakeWebserver) ReloadWorkspace(context.Context) error {
+	f.workspaceReloads++
+	return nil
+}
+
+// TestRunWebserver: the loop driven through the Webserver interface: each
+// Kind of the client's errors gets its code, its retries and its hint.
+func TestRunWebserver(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		answers   []error
+		code      string
+		calls     int
+		reloads   int
+		retryable bool
+		hint      string
+	}{
+		{name: "not found, then found", answers: []error{&graphql.Error{Kind: graphql.LocationNotFound, Message: "Location citation does not exist."}, nil}, calls: 2, reloads: 1},
+		{name: "load error every time", answers: []error{&graphql.Error{Kind: graphql.LoadError, Message: "m"}}, code: CodeLoadError, calls: 3, retryable: true, hint: "see the code server's logs"},
+		{name: "loading, no hint", answers: []error{&graphql.Error{Kind: graphql.Loading, Message: "m"}}, code: CodeLoadError, calls: 3, retryable: true},
+		{name: "unauthorized", answers: []error{&graphql.Error{Kind: graphql.Unauthorized, Message: "Authorization failed"}}, code: CodeUnauthorized, calls: 1, hint: "--read-only"},
+		{name: "429 retried", answers: []error{&graphql.Error{Kind: graphql.HTTPStatus, HTTPStatus: 429, Message: "HTTP 429"}}, code: CodeHTTPError, calls: 3, retryable: true},
+		{name: "canceled", answers: []error{&graphql.Error{Kind: graphql.Canceled, Message: "m"}}, code: CodeTimeout, calls: 1},
+		{name: "another error", answers: []error{errors.New("boom\nagain")}, code: CodeUnreachable, calls: 3, retryable: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeWebserver{answers: tt.answers}
+			res, err := Run(context.Background(), Options{Webserver: f, Location: "citation", Attempts: 3, Backoff: time.Millisecond})
+			var failure *Error
+			switch {
+			case tt.code == "" && (err != nil || res.Attempts != tt.calls):
+				t.Fatalf("Run = %+v, %v", res, err)
+			case tt.code != "" && (!errors.As(err, &failure) || failure.Code != tt.code || failure.Retryable() != tt.retryable ||
+				failure.Attempts != tt.calls || !strings.Contains(failure.Hint, tt.hint) || (tt.hint == "" && failure.Hint != "") ||
+				strings.Contains(failure.Line(), "\n")):
+				t.Fatalf("Run error %#v", err)
+			}
+			if f.calls != tt.calls || f.workspaceReloads != tt.reloads {
+				t.Errorf("%d calls, %d workspace reloads; want %d, %d", f.calls, f.workspaceReloads, tt.calls, tt.reloads)
+			}
+		})
 	}
 }
