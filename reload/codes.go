@@ -16,7 +16,7 @@ const (
 	CodeLoadError        = "reload-load-error"
 )
 
-// CodeDocs describes each code in a sentence (docs/error-codes.md).
+// CodeDocs describes each code in a sentence (docs/codes/reload.md).
 var CodeDocs = map[string]string{
 	CodeUnreachable:      "The Dagster webserver could not be reached (connection refused, unknown host, reset). Retried.",
 	CodeTimeout:          "The Dagster webserver did not answer within the request timeout, or the run's deadline passed. Retried while time is left.",

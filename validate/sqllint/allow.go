@@ -44,7 +44,7 @@ func (l *linter) readAllows(scan []token) {
 			bad(CodeAllowWithoutReason, "a codeloc:allow comment names no rule and gives no reason", "write -- codeloc:allow <rule> <why the statement is safe here>")
 			continue
 		case !isRule(fields[0]):
-			bad(CodeAllowUnknownRule, "a codeloc:allow comment names "+quoteShort(fields[0])+", which is not a rule of the migrations' lint", "name one of the sql-* rules listed in docs/error-codes.md")
+			bad(CodeAllowUnknownRule, "a codeloc:allow comment names "+quoteShort(fields[0])+", which is not a rule of the migrations' lint", "name one of the lint's rules: "+ruleList())
 			continue
 		case len(fields) == 1:
 			bad(CodeAllowWithoutReason, "codeloc:allow "+fields[0]+" gives no reason: an opt-out says why the statement is safe here", "write -- codeloc:allow "+fields[0]+" <why the statement is safe here>")
@@ -119,4 +119,13 @@ func (l *linter) position(off int) (line, col int) {
 	off = min(max(off, 0), len(l.sql))
 	line, _ = slices.BinarySearch(l.lines, off+1)
 	return line, utf8.RuneCountInString(l.sql[l.lines[line-1]:off]) + 1
+}
+
+// ruleList names every rule, for a hint that stands on its own.
+func ruleList() string {
+	codes := make([]string, len(Rules))
+	for i, r := range Rules {
+		codes[i] = r.Code
+	}
+	return strings.Join(codes, ", ")
 }

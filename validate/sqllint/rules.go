@@ -45,7 +45,7 @@ const (
 type Rule struct {
 	Code     string
 	Default  Severity
-	Describe string // one sentence for docs/error-codes.md and the contract docs
+	Describe string // one sentence for docs/codes/migrations.md and the contract docs
 }
 
 // Rules are the tunable rules, in the order docs list them.
