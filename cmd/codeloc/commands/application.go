@@ -3,79 +3,26 @@ package commands
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/appofapps"
-	"github.com/codeloc/codeloc/dagster/workspace"
-	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )
 
-// workspaceOf locates the code server of each code-location folder and
-// returns the workspace ConfigMap of them all.
-func workspaceOf(dirs []string, c *validate.Contract) ([]byte, error) {
-	var locs []workspace.Location
-	for _, dir := range dirs {
-		if !hasKustomization(dir) {
-			continue // nothing to deploy yet, so no code server
-		}
-		loc, err := render.Locate(render.Request{Dir: dir, Contract: c})
-		if err != nil {
-			return nil, err
-		}
-		if loc != nil {
-			locs = append(locs, *loc)
-		}
-	}
-	return appofapps.WorkspaceConfigMap(c.Namespace, c.Dagster.WorkspaceConfigMap, locs)
-}
-
-// hasKustomization reports whether dir holds a kustomize root.
-func hasKustomization(dir string) bool {
-	for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// writeOutput generates the files of every code-location under the repo
-// root and writes them into outDir, reporting on stderr what it added,
-// changed and removed; with check it writes nothing, prints the diff on
-// stdout and fails (exit 1) when outDir differs.
+// writeOutput syncs outDir with what atlas and the contract give
+// (appofapps.Sync), reporting on stderr what it added, changed and
+// removed; with check it writes nothing, prints the diff on stdout and
+// fails (exit 1) when outDir differs.
 func writeOutput(cmd *cobra.Command, opts appofapps.Options, contract, outDir string, check bool) error {
-	dirs, err := appofapps.CodeLocationDirs(opts.RepoRoot)
-	if err != nil {
-		return err
-	}
-	var apps []appofapps.Application
-	if len(dirs) > 0 {
-		if apps, err = appofapps.Generate(dirs, opts); err != nil {
-			return err
-		}
-	}
-	workspace, err := workspaceOf(dirs, opts.Contract)
-	if err != nil {
-		return err
-	}
-	files, err := appofapps.Files(apps, opts.Contract, workspace, appofapps.Header(headerFlags(contract, opts.Template)...))
-	if err != nil {
-		return err
-	}
-	changes, err := appofapps.Plan(outDir, files)
+	changes, err := appofapps.Sync(appofapps.SyncOptions{Options: opts, OutputDir: outDir,
+		HeaderFlags: headerFlags(contract, opts.Template), Check: check})
 	if err != nil {
 		return err
 	}
 	if !check {
-		if err := appofapps.Apply(outDir, changes); err != nil {
-			return err
-		}
 		_, err = io.WriteString(cmd.ErrOrStderr(), appofapps.Report(changes, ""))
 		return err
 	}
@@ -214,15 +161,11 @@ on stderr. A platform CI runs it on every atlas or contract change.`,
 			if outDir != "" {
 				return writeOutput(cmd, opts, contract, outDir, check)
 			}
-			apps, err := appofapps.Generate(dirs, opts)
+			out, err := appofapps.StreamOf(dirs, opts, nil)
 			if err != nil {
 				return err
 			}
-			workspace, err := workspaceOf(dirs, c)
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write(slices.Concat(appofapps.Stream(apps), []byte("---\n"), workspace))
+			_, err = cmd.OutOrStdout().Write(out)
 			return err
 		},
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/plugin"
-	"github.com/codeloc/codeloc/render/emit"
+	"github.com/codeloc/codeloc/render"
 )
 
 // NewGenerateCmd is plugin.yaml's generate command, run by Argo CD's stock
@@ -53,12 +53,11 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 			if err != nil {
 				return err
 			}
-			out, err := generate(dir, contract, plugin.Bounds{YAML: limits, Budget: budget}, os.Environ(), cmd.ErrOrStderr())
+			res, err := generate(dir, contract, plugin.Bounds{YAML: limits, Budget: budget}, os.Environ(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			_, err = cmd.OutOrStdout().Write(out)
-			return err
+			return res.WriteYAML(cmd.OutOrStdout())
 		},
 	}
 	bounds.register(cmd)
@@ -70,7 +69,7 @@ stderr carries one line per problem (Argo CD shows it) and the exit code is 1.`,
 // environment environ against the contract at contractPath. Warnings go
 // to notes (the plugin server logs a successful command's stderr; Argo CD
 // shows stderr only when the command fails).
-func generate(dir, contractPath string, bounds plugin.Bounds, environ []string, notes io.Writer) ([]byte, error) {
+func generate(dir, contractPath string, bounds plugin.Bounds, environ []string, notes io.Writer) (*render.Result, error) {
 	if contractPath != "" {
 		if abs, err := filepath.Abs(contractPath); err == nil {
 			contractPath = abs
@@ -81,5 +80,5 @@ func generate(dir, contractPath string, bounds plugin.Bounds, environ []string, 
 		return nil, err
 	}
 	printWarnings(notes, res.Warnings)
-	return emit.Write(res.Objects)
+	return res, nil
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/render"
-	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -72,12 +71,7 @@ and nothing on stdout when the input is invalid.`,
 				return err
 			}
 			printWarnings(cmd.ErrOrStderr(), res.Warnings)
-			out, err := emit.Write(res.Objects)
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write(out)
-			return err
+			return res.WriteYAML(cmd.OutOrStdout())
 		},
 	}
 	f.register(cmd)
