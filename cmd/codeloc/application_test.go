@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 )
 
 // runApplication runs `codeloc application ARGS...` in-process.
@@ -43,7 +43,7 @@ func TestApplicationWaves(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runApplication(t, append([]string{"--repo-url", "https://git.example/atlas.git"}, tt.args...)...)
-			if code != commands.ExitOK || errOut != "" {
+			if code != cli.ExitOK || errOut != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 			}
 			checkDocs(t, out, tt.want)
@@ -103,31 +103,31 @@ func TestApplicationErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no repo URL", []string{"../../fixtures/mediawatch"}, commands.ExitUsage, `required flag(s) "repo-url" not set`},
-		{"no directory", []string{"--repo-url", "u"}, commands.ExitUsage, "requires at least 1 arg"},
-		{"unknown flag", []string{"--repo-url", "u", "--bogus", "../../fixtures/mediawatch"}, commands.ExitUsage, "unknown flag: --bogus"},
+		{"no repo URL", []string{"../../fixtures/mediawatch"}, cli.ExitUsage, `required flag(s) "repo-url" not set`},
+		{"no directory", []string{"--repo-url", "u"}, cli.ExitUsage, "requires at least 1 arg"},
+		{"unknown flag", []string{"--repo-url", "u", "--bogus", "../../fixtures/mediawatch"}, cli.ExitUsage, "unknown flag: --bogus"},
 		{"cycle", []string{"--repo-url", "u", "../../fixtures/appofapps/cycle/alpha", "../../fixtures/appofapps/cycle/beta", "../../fixtures/appofapps/cycle/gamma"},
-			commands.ExitInvalid, "dependency cycle: alpha -> gamma -> beta -> alpha"},
+			cli.ExitInvalid, "dependency cycle: alpha -> gamma -> beta -> alpha"},
 		{"no folder", []string{"--repo-url", "u", "../../fixtures/appofapps/unknown/relay"},
-			commands.ExitInvalid, `orphan/code-location.manifest.yaml:9:19: dependency-without-folder dependsOn.codeLocations[0]: relay -> orphan -> ghost: no folder under ../.. declares codeLocation "ghost"`},
+			cli.ExitInvalid, `orphan/code-location.manifest.yaml:9:19: dependency-without-folder dependsOn.codeLocations[0]: relay -> orphan -> ghost: no folder under ../.. declares codeLocation "ghost"`},
 		{"not its name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/not-ready"},
-			commands.ExitInvalid, `not-ready/code-location.manifest.yaml:1:15: duplicate-code-location codeLocation: "mediawatch" is declared by ../../fixtures/mediawatch/code-location.manifest.yaml, the folder named after it`},
+			cli.ExitInvalid, `not-ready/code-location.manifest.yaml:1:15: duplicate-code-location codeLocation: "mediawatch" is declared by ../../fixtures/mediawatch/code-location.manifest.yaml, the folder named after it`},
 		// Names: media owns every object of media-watch; a codeLocation codeloc
 		// keeps, or that owns a platform name, is refused as by the render.
 		{"prefix", []string{"--repo-url", "u", "--repo-root", "../../fixtures/appofapps", "../../fixtures/appofapps/prefix/media", "../../fixtures/appofapps/prefix/media-watch"},
-			commands.ExitInvalid, `prefix/media/code-location.manifest.yaml:1:15: code-location-prefix codeLocation: code-location "media" (../../fixtures/appofapps/prefix/media/code-location.manifest.yaml) owns the names of code-location "media-watch" (../../fixtures/appofapps/prefix/media-watch/code-location.manifest.yaml)`},
+			cli.ExitInvalid, `prefix/media/code-location.manifest.yaml:1:15: code-location-prefix codeLocation: code-location "media" (../../fixtures/appofapps/prefix/media/code-location.manifest.yaml) owns the names of code-location "media-watch" (../../fixtures/appofapps/prefix/media-watch/code-location.manifest.yaml)`},
 		{"record name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-reserved-codelocation"},
-			commands.ExitInvalid, `names-reserved-codelocation/code-location.manifest.yaml:3:15: code-location-reserved codeLocation: "codeloc-mediawatch" is a name codeloc keeps for itself`},
+			cli.ExitInvalid, `names-reserved-codelocation/code-location.manifest.yaml:3:15: code-location-reserved codeLocation: "codeloc-mediawatch" is a name codeloc keeps for itself`},
 		{"preflight name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-suffix-codelocation"},
-			commands.ExitInvalid, `code-location-reserved codeLocation: "mediawatch-preflight" is a name codeloc keeps for itself`},
+			cli.ExitInvalid, `code-location-reserved codeLocation: "mediawatch-preflight" is a name codeloc keeps for itself`},
 		{"root Application's name", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-app-of-apps"},
-			commands.ExitInvalid, `code-location-reserved codeLocation: "app-of-apps" is a name codeloc keeps for itself: the root Application of the app-of-apps`},
+			cli.ExitInvalid, `code-location-reserved codeLocation: "app-of-apps" is a name codeloc keeps for itself: the root Application of the app-of-apps`},
 		{"platform owner", []string{"--repo-url", "u", "--repo-root", "../../fixtures", "../../fixtures/invalid/names-platform-owner", "../../fixtures/invalid/names-platform-bucket"},
-			commands.ExitInvalid, `code-location-owns-platform codeLocation: "dagster" would own the platform's dagster-instance (configMaps)`},
+			cli.ExitInvalid, `code-location-owns-platform codeLocation: "dagster" would own the platform's dagster-instance (configMaps)`},
 		{"bad contract", []string{"--repo-url", "u", "--contract", "absent.yaml", "../../fixtures/mediawatch"},
-			commands.ExitInvalid, "absent.yaml: contract-unreadable"},
+			cli.ExitInvalid, "absent.yaml: contract-unreadable"},
 		{"env template", []string{"--repo-url", "u", "--template", "../../appofapps/testdata/templates/env.yaml", "../../fixtures/mediawatch"},
-			commands.ExitInvalid, `env.yaml:6:1: template-function-removed: function "env" is not available`},
+			cli.ExitInvalid, `env.yaml:6:1: template-function-removed: function "env" is not available`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,7 +181,7 @@ func TestApplicationRefusedWritesNothing(t *testing.T) {
 	atlas := newAtlas(t, "mediawatch", "invalid/names-platform-owner")
 	dir := t.TempDir()
 	code, out, errOut := runApplication(t, outputArgs(atlas, dir)...)
-	if code != commands.ExitInvalid || out != "" || !strings.Contains(errOut, "code-location-owns-platform") {
+	if code != cli.ExitInvalid || out != "" || !strings.Contains(errOut, "code-location-owns-platform") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
@@ -206,7 +206,7 @@ func TestApplicationOutputDir(t *testing.T) {
 	for _, f := range wantFiles {
 		report = append(report, "added "+f)
 	}
-	if code != commands.ExitOK || out != "" || errOut != strings.Join(report, "\n")+"\n" {
+	if code != cli.ExitOK || out != "" || errOut != strings.Join(report, "\n")+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	got := readDir(t, dir)
@@ -223,14 +223,14 @@ func TestApplicationOutputDir(t *testing.T) {
 		}
 	}
 	other := t.TempDir()
-	if code, _, errOut := runApplication(t, outputArgs(newAtlas(t, "citation", "mediawatch"), other, "--contract", "../../sidecar/install/contract.yaml")...); code != commands.ExitOK {
+	if code, _, errOut := runApplication(t, outputArgs(newAtlas(t, "citation", "mediawatch"), other, "--contract", "../../sidecar/install/contract.yaml")...); code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if again := readDir(t, other); !maps.Equal(again, got) {
 		t.Errorf("another atlas, folders made in another order, gives other bytes")
 	}
 	code, out, errOut = runApplication(t, outputArgs(newAtlas(t, "mediawatch", "citation"), dir, "--contract", "../../sidecar/install/contract.yaml", "--check")...)
-	if code != commands.ExitOK || out != "" || errOut != "" {
+	if code != cli.ExitOK || out != "" || errOut != "" {
 		t.Errorf("--check: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
@@ -240,7 +240,7 @@ func TestApplicationOutputDir(t *testing.T) {
 // write then removes them and says so.
 func TestApplicationRemoval(t *testing.T) {
 	atlas, dir := newAtlas(t, "mediawatch", "citation"), t.TempDir()
-	if code, _, errOut := runApplication(t, outputArgs(atlas, dir)...); code != commands.ExitOK {
+	if code, _, errOut := runApplication(t, outputArgs(atlas, dir)...); code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	before := readDir(t, dir)
@@ -250,7 +250,7 @@ func TestApplicationRemoval(t *testing.T) {
 	code, out, errOut := runApplication(t, outputArgs(atlas, dir, "--check")...)
 	wantErr := "would be removed citation.admission.yaml\nwould be removed citation.yaml\nwould be changed codeloc-generated.txt\nwould be changed dagster-workspace.yaml\n" +
 		dir + " differs from what atlas and the contract give: 4 files (nothing written)\n"
-	if code != commands.ExitInvalid || errOut != wantErr {
+	if code != cli.ExitInvalid || errOut != wantErr {
 		t.Errorf("--check: exit %d, stderr %q, want %q", code, errOut, wantErr)
 	}
 	for _, want := range []string{
@@ -266,13 +266,13 @@ func TestApplicationRemoval(t *testing.T) {
 		t.Error("--check wrote")
 	}
 	code, out, errOut = runApplication(t, outputArgs(atlas, dir)...)
-	if code != commands.ExitOK || out != "" || errOut != "removed citation.admission.yaml\nremoved citation.yaml\nchanged codeloc-generated.txt\nchanged dagster-workspace.yaml\n" {
+	if code != cli.ExitOK || out != "" || errOut != "removed citation.admission.yaml\nremoved citation.yaml\nchanged codeloc-generated.txt\nchanged dagster-workspace.yaml\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "citation.yaml")); !os.IsNotExist(err) {
 		t.Errorf("citation.yaml stays: %v", err)
 	}
-	if code, _, _ := runApplication(t, outputArgs(atlas, dir, "--check")...); code != commands.ExitOK {
+	if code, _, _ := runApplication(t, outputArgs(atlas, dir, "--check")...); code != cli.ExitOK {
 		t.Errorf("--check after the write: exit %d", code)
 	}
 }
@@ -318,7 +318,7 @@ func TestApplicationOutputRefused(t *testing.T) {
 				}
 				code, out, errOut := runApplication(t, args...)
 				lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
-				if code != commands.ExitInvalid || out != "" || len(lines) < len(tt.want) {
+				if code != cli.ExitInvalid || out != "" || len(lines) < len(tt.want) {
 					t.Fatalf("check %v: exit %d, stdout %q, stderr %q", check, code, out, errOut)
 				}
 				for _, want := range tt.want {
@@ -359,7 +359,7 @@ func TestApplicationOutputUsage(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runApplication(t, tt.args...)
-			if code != commands.ExitUsage || out != "" || !strings.Contains(errOut, tt.want) {
+			if code != cli.ExitUsage || out != "" || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stdout %q, stderr %q, want %q", code, out, errOut, tt.want)
 			}
 		})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/codeloc/codeloc/validate"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 )
 
 // generateEnv clears the variables generate reads, so that the test
@@ -89,7 +89,7 @@ func TestGenerateFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if code != commands.ExitOK || stderr != "" {
+				if code != cli.ExitOK || stderr != "" {
 					t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 				}
 				if diff := cmp.Diff(string(want), stdout); diff != "" {
@@ -101,7 +101,7 @@ func TestGenerateFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if code != commands.ExitInvalid || stdout != "" {
+			if code != cli.ExitInvalid || stdout != "" {
 				t.Errorf("exit %d, stdout %q; want exit 1 and nothing", code, stdout)
 			}
 			// A contract is shown where it is mounted: here, in the repo.
@@ -137,7 +137,7 @@ func TestGenerateSubFolderSent(t *testing.T) {
 	t.Setenv("ARGOCD_APP_SOURCE_PATH", "fixtures/invalid/bad-names")
 	code, _, stderr := runGenerate(t, dir, "--contract", exampleContractFile(t))
 	want, _ := os.ReadFile(filepath.Join(src, "expected.txt"))
-	if code != commands.ExitInvalid {
+	if code != cli.ExitInvalid {
 		t.Errorf("exit %d", code)
 	}
 	if diff := cmp.Diff(string(want), stderr); diff != "" {
@@ -191,12 +191,12 @@ func TestGenerateRequest(t *testing.T) {
 			}
 			code, stdout, stderr := runGenerate(t, filepath.Join(root, "fixtures", "mediawatch"), tt.args...)
 			if tt.want == "" {
-				if code != commands.ExitOK || stderr != "" || !strings.Contains(stdout, "kind: Deployment") {
+				if code != cli.ExitOK || stderr != "" || !strings.Contains(stdout, "kind: Deployment") {
 					t.Errorf("exit %d, stderr %q", code, stderr)
 				}
 				return
 			}
-			if code == commands.ExitOK || stdout != "" {
+			if code == cli.ExitOK || stdout != "" {
 				t.Errorf("exit %d, stdout %q; want a failure and nothing", code, stdout)
 			}
 			if diff := cmp.Diff(tt.want, stderr); diff != "" {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 
 	"github.com/codeloc/codeloc/internal/golden"
 	"github.com/codeloc/codeloc/validate"
@@ -38,8 +38,8 @@ func TestRenderInvalidFixtures(t *testing.T) {
 				args = append(args, "--contract", filepath.Join(dir, "contract.yaml"))
 			}
 			code, stdout, stderr := runCLI(t, args...)
-			if code != commands.ExitInvalid {
-				t.Errorf("exit code %d, want %d; stderr:\n%s", code, commands.ExitInvalid, stderr)
+			if code != cli.ExitInvalid {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, cli.ExitInvalid, stderr)
 			}
 			if stdout != "" {
 				t.Errorf("stdout is not empty:\n%s", stdout)
@@ -60,7 +60,7 @@ func TestRenderGoodFixtures(t *testing.T) {
 	for _, name := range []string{"citation", "mediawatch", "allpaths"} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "render", filepath.Join("fixtures", name))
-			if code != commands.ExitOK || stderr != "" {
+			if code != cli.ExitOK || stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
 			want, err := os.ReadFile(filepath.Join("render", "testdata", "golden", name+".yaml"))
@@ -81,13 +81,13 @@ func TestValidateJSON(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{[]string{"validate", "fixtures/citation", "-o", "json"}, commands.ExitOK, []string{`"valid": true`, `"codeLocation": "citation"`, `"problems": []`}},
-		{[]string{"validate", "fixtures/invalid/bad-quantities", "-o", "json"}, commands.ExitInvalid, []string{`"valid": false`, `"code": "bad-quantity"`, `"path": "resources.cpu"`, `"line": 6`, `"column": 8`, `"hint": "write a Kubernetes quantity`}},
-		{[]string{"validate", "fixtures/mediawatch"}, commands.ExitOK, []string{"mediawatch: valid (11 objects)"}},
-		{[]string{"validate", "fixtures/citation", "-o", "yaml"}, commands.ExitUsage, nil},
-		{[]string{"render", "fixtures/citation", "--bogus"}, commands.ExitUsage, nil},
-		{[]string{"render", "a", "b"}, commands.ExitUsage, nil},
-		{[]string{"render", "fixtures/citation", "--contract", "does-not-exist.yaml"}, commands.ExitInvalid, nil},
+		{[]string{"validate", "fixtures/citation", "-o", "json"}, cli.ExitOK, []string{`"valid": true`, `"codeLocation": "citation"`, `"problems": []`}},
+		{[]string{"validate", "fixtures/invalid/bad-quantities", "-o", "json"}, cli.ExitInvalid, []string{`"valid": false`, `"code": "bad-quantity"`, `"path": "resources.cpu"`, `"line": 6`, `"column": 8`, `"hint": "write a Kubernetes quantity`}},
+		{[]string{"validate", "fixtures/mediawatch"}, cli.ExitOK, []string{"mediawatch: valid (11 objects)"}},
+		{[]string{"validate", "fixtures/citation", "-o", "yaml"}, cli.ExitUsage, nil},
+		{[]string{"render", "fixtures/citation", "--bogus"}, cli.ExitUsage, nil},
+		{[]string{"render", "a", "b"}, cli.ExitUsage, nil},
+		{[]string{"render", "fixtures/citation", "--contract", "does-not-exist.yaml"}, cli.ExitInvalid, nil},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -100,7 +100,7 @@ func TestValidateJSON(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", s, stdout)
 				}
 			}
-			if code != commands.ExitOK && !strings.Contains(strings.Join(tt.args, " "), "json") && stdout != "" {
+			if code != cli.ExitOK && !strings.Contains(strings.Join(tt.args, " "), "json") && stdout != "" {
 				t.Errorf("stdout not empty on failure: %s", stdout)
 			}
 		})
@@ -110,7 +110,7 @@ func TestValidateJSON(t *testing.T) {
 func TestSchemaAndContractCommands(t *testing.T) {
 	for _, c := range []string{"schema", "contract", "version"} {
 		code, stdout, stderr := runCLI(t, c)
-		if code != commands.ExitOK || stdout == "" || stderr != "" {
+		if code != cli.ExitOK || stdout == "" || stderr != "" {
 			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q", c, code, len(stdout), stderr)
 		}
 	}
@@ -145,7 +145,7 @@ func TestRenderMigrationWarnings(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := runCLI(t, "render", dir, "--contract", filepath.Join(dir, "contract.yaml"))
-	if code != commands.ExitOK || !strings.Contains(stdout, "kind: Deployment") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "kind: Deployment") {
 		t.Fatalf("exit %d, %d bytes on stdout; stderr:\n%s", code, len(stdout), stderr)
 	}
 	file := filepath.Join(dir, "migrations", "002-affiliations.sql")
@@ -157,7 +157,7 @@ func TestRenderMigrationWarnings(t *testing.T) {
 	}
 	// validate says the same, and counts the objects.
 	code, stdout, stderr = runCLI(t, "validate", dir, "--contract", filepath.Join(dir, "contract.yaml"))
-	if code != commands.ExitOK || !strings.Contains(stdout, "citation: valid") || stderr != want {
+	if code != cli.ExitOK || !strings.Contains(stdout, "citation: valid") || stderr != want {
 		t.Errorf("validate: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }

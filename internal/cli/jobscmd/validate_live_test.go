@@ -1,4 +1,4 @@
-package main
+package jobscmd
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/codeloc/codeloc/internal/kubetest"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 )
 
 // TestValidateLive wires `validate --live` to the preflight against a real
@@ -19,8 +19,8 @@ func TestValidateLive(t *testing.T) {
 	kubeconfig := kubetest.WriteKubeconfig(t, env.Admin)
 	t.Setenv("PGHOST", "") // no database credentials: the database check is a note
 	code, stdout, stderr := runCLI(t, "validate", "--live", "--kubeconfig", kubeconfig,
-		"--contract", "../../validate/contract.example.yaml", "../../fixtures/citation")
-	if code != commands.ExitInvalid || stdout != "" {
+		"--contract", "../../../validate/contract.example.yaml", "../../../fixtures/citation")
+	if code != cli.ExitInvalid || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"secret-missing dependsOn.secrets[0]", "bucket-missing dependsOn.buckets[0]", "dependency-missing dependsOn.codeLocations[0]"} {

@@ -1,4 +1,4 @@
-package main
+package sidecarcmd
 
 import (
 	"bytes"
@@ -39,9 +39,9 @@ func TestCommandLineErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no contract", []string{"--config-dir", "../.."}, nil, 1, "no cluster contract: pass --contract FILE|DIR or set CODELOC_CONTRACT"},
-		{"contract missing", []string{"--contract", "/nonexistent", "--config-dir", "../.."}, nil, 1, "cluster contract: stat /nonexistent"},
-		{"no plugin.yaml", []string{"--contract", "main.go", "--config-dir", t.TempDir()}, nil, 1, "plugin configuration"},
+		{"no contract", []string{"--config-dir", "../../.."}, nil, 1, "no cluster contract: pass --contract FILE|DIR or set CODELOC_CONTRACT"},
+		{"contract missing", []string{"--contract", "/nonexistent", "--config-dir", "../../.."}, nil, 1, "cluster contract: stat /nonexistent"},
+		{"no plugin.yaml", []string{"--contract", "sidecarcmd.go", "--config-dir", t.TempDir()}, nil, 1, "plugin configuration"},
 		{"bad level", []string{"--log-level", "loud"}, nil, 2, "--log-level"},
 		{"stray argument", []string{"--contract", "x", "extra"}, nil, 2, `unexpected argument "extra"`},
 		{"bad size", []string{"--max-repo-bytes", "lots"}, nil, 2, `invalid argument "lots" for "--max-repo-bytes" flag: "lots" is not a positive size`},
@@ -78,7 +78,7 @@ func TestSIGTERM(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"--contract", contract, "--config-dir", "../.."}, &stdout, &stderr)
+		done <- run([]string{"--contract", contract, "--config-dir", "../../.."}, &stdout, &stderr)
 	}()
 	socket := filepath.Join(socks, "codeloc-v1.sock")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {

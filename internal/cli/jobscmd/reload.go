@@ -1,4 +1,4 @@
-package main
+package jobscmd
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/reload"
 )
@@ -97,7 +97,7 @@ func (rr reloadRun) checkFlags() error {
 // 0) or stderr (exit 1), and in the termination message file.
 func (rr reloadRun) run(ctx context.Context, stdout io.Writer) error {
 	if err := rr.checkFlags(); err != nil {
-		return commands.UsageError{Err: err}
+		return cli.UsageError{Err: err}
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -122,7 +122,7 @@ func (rr reloadRun) run(ctx context.Context, stdout io.Writer) error {
 	}
 	writeTermination(rr.terminationLog, line)
 	if err != nil {
-		return commands.ExitError{Code: commands.ExitInvalid, Msg: line}
+		return cli.ExitError{Code: cli.ExitInvalid, Msg: line}
 	}
 	fmt.Fprintln(stdout, line)
 	return nil

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
 	"github.com/codeloc/codeloc/internal/names"
 )
 
@@ -39,5 +38,5 @@ func findJobs() (string, error) {
 	if path, err := exec.LookPath(names.BinaryJobs); err == nil {
 		return path, nil
 	}
-	return "", commands.UsageError{Err: fmt.Errorf("--live runs in %s, which is neither next to codeloc nor on PATH: install it (go build ./cmd/%s)", names.BinaryJobs, names.BinaryJobs)}
+	return "", UsageError{Err: fmt.Errorf("--live runs in %s, which is neither next to codeloc nor on PATH: install it (go build ./cmd/%s)", names.BinaryJobs, names.BinaryJobs)}
 }

@@ -1,4 +1,4 @@
-package main
+package jobscmd
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/reload"
 )
@@ -81,13 +81,13 @@ func TestReloadCommand(t *testing.T) {
 		name:    "the code server failed to load",
 		answers: [][2]string{{"200", loadErrorBody}},
 		extra:   []string{"--attempts", "2"},
-		code:    commands.ExitInvalid,
+		code:    cli.ExitInvalid,
 		out:     "reload citation: FAILED (2 attempts, D): reload-load-error: Dagster could not load the code-location: dagster._core.errors.DagsterImportError: Encountered ImportError: `No module named 'citation'` while importing module citation. (see the code server's logs; the webserver shows the whole error)",
 		sent:    2,
 	}, {
 		name:    "unauthorized: not retried",
 		answers: [][2]string{{"200", unauthorizedBody}},
-		code:    commands.ExitInvalid,
+		code:    cli.ExitInvalid,
 		out:     "reload citation: FAILED (1 attempt, D): reload-unauthorized: Authorization failed (the webserver must not run with --read-only, and must let this client reload locations)",
 		sent:    1,
 	}}
@@ -125,7 +125,7 @@ func TestReloadUnreachable(t *testing.T) {
 	t.Setenv(names.EnvDagsterWebserverURL, "http://"+addr) // the URL from the environment
 	code, stdout, stderr := runCLI(t, "reload", "--location", "citation", "--attempts", "1", "--termination-log", tlog)
 	want := `reload citation: FAILED (1 attempt, D): reload-unreachable: Post "http://` + addr + `/graphql": dial tcp ` + addr + ": connect: connection refused"
-	if code != commands.ExitInvalid || stdout != "" || !strings.HasPrefix(durations.ReplaceAllString(stderr, ", D)"), want) || strings.Count(stderr, "\n") != 1 {
+	if code != cli.ExitInvalid || stdout != "" || !strings.HasPrefix(durations.ReplaceAllString(stderr, ", D)"), want) || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line starting %q", code, stdout, stderr, want)
 	}
 	if readFile(t, tlog) != stderr {
@@ -154,7 +154,7 @@ func TestReloadUsageErrors(t *testing.T) {
 			tlog := filepath.Join(t.TempDir(), "termination-log")
 			var stdout, stderr bytes.Buffer
 			code := run(append(append([]string{"reload"}, tt.args...), "--termination-log", tlog), &stdout, &stderr)
-			if code != commands.ExitUsage || stdout.String() != "" || stderr.String() != tt.want {
+			if code != cli.ExitUsage || stdout.String() != "" || stderr.String() != tt.want {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, stderr %q", code, stdout.String(), stderr.String(), tt.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package main
+package jobscmd
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/codeloc/codeloc/migrate/pgtest"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 )
 
 // runMigrate runs `codeloc migrate args...` and returns the exit code and
@@ -35,7 +35,7 @@ func noDatabase(t *testing.T) {
 
 func TestMigrateUsageErrors(t *testing.T) {
 	noDatabase(t)
-	dir := filepath.Join("..", "..", "migrate", "testdata", "citation")
+	dir := filepath.Join("..", "..", "..", "migrate", "testdata", "citation")
 	tests := []struct {
 		name string
 		args []string
@@ -61,7 +61,7 @@ func TestMigrateUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runMigrate(t, tt.args...)
-			if code != commands.ExitUsage || stdout != "" || stderr != tt.want {
+			if code != cli.ExitUsage || stdout != "" || stderr != tt.want {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, stderr %q", code, stdout, stderr, tt.want)
 			}
 		})
@@ -70,7 +70,7 @@ func TestMigrateUsageErrors(t *testing.T) {
 
 func TestMigrateInvalidInputAndConnectionFailures(t *testing.T) {
 	noDatabase(t)
-	dir := filepath.Join("..", "..", "migrate", "testdata", "citation")
+	dir := filepath.Join("..", "..", "..", "migrate", "testdata", "citation")
 	tests := []struct {
 		name string
 		args []string
@@ -96,7 +96,7 @@ migrate citation: FAILED: "../etc/passwd" is not a migration file name: name it 
 		t.Run(tt.name, func(t *testing.T) {
 			tlog := filepath.Join(t.TempDir(), "termination-log")
 			code, stdout, stderr := runMigrate(t, append(tt.args, "--termination-log", tlog)...)
-			if code != commands.ExitInvalid || stdout != "" || stderr != tt.want {
+			if code != cli.ExitInvalid || stdout != "" || stderr != tt.want {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1, stderr:\n%s", code, stdout, stderr, tt.want)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
@@ -115,7 +115,7 @@ migrate citation: FAILED: "../etc/passwd" is not a migration file name: name it 
 			t.Setenv("DATABASE_URL", u)
 			tlog := filepath.Join(t.TempDir(), "termination-log")
 			code, stdout, stderr := runMigrate(t, "--dir", dir, "--code-location", "citation", "--termination-log", tlog)
-			if code != commands.ExitInvalid || strings.Contains(stdout+stderr+readFile(t, tlog), "s3cr3t-pw") {
+			if code != cli.ExitInvalid || strings.Contains(stdout+stderr+readFile(t, tlog), "s3cr3t-pw") {
 				t.Errorf("DATABASE_URL %q: exit %d, output shows the password or is wrong:\n%s%s", u, code, stdout, stderr)
 			}
 		}
@@ -144,7 +144,7 @@ func TestMigrateAgainstPostgres(t *testing.T) {
 	t.Setenv("PGSSLMODE", "disable")
 
 	dir := t.TempDir()
-	src := filepath.Join("..", "..", "migrate", "testdata", "citation")
+	src := filepath.Join("..", "..", "..", "migrate", "testdata", "citation")
 	for _, name := range []string{"001-researchers.sql", "002-researcher-search.sql", "003-affiliations.sql"} {
 		writeFile(t, filepath.Join(dir, name), readFile(t, filepath.Join(src, name)))
 	}
@@ -180,12 +180,12 @@ func TestMigrateAgainstPostgres(t *testing.T) {
 		name:   "a statement over --statement-timeout",
 		before: func() { writeFile(t, filepath.Join(dir, "005-slow.sql"), "SELECT pg_sleep(2);\n") },
 		extra:  []string{"--statement-timeout", "100ms"},
-		code:   commands.ExitInvalid,
+		code:   cli.ExitInvalid,
 		stderr: "005-slow.sql:1 (statement 1 of 1): ERROR: canceling statement due to statement timeout (SQLSTATE 57014): ran longer than statement_timeout 100ms (database.migrations.statementTimeout); its transaction was rolled back and it is not recorded; ",
 	}, {
 		name:   "an applied file changed",
 		before: func() { writeFile(t, filepath.Join(dir, "004-notice.sql"), "DROP TABLE IF EXISTS other_table;\n") },
-		code:   commands.ExitInvalid,
+		code:   cli.ExitInvalid,
 		stderr: "004-notice.sql changed after it was applied: the ledger has sha256 ",
 	}}
 	for _, s := range steps {

@@ -1,4 +1,4 @@
-package main
+package jobscmd
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/validate"
@@ -76,7 +76,7 @@ kubeconfig ($KUBECONFIG, ~/.kube/config).`,
 	return cmd
 }
 
-// runLive runs the live checks for `validate --live` (a commands.LiveFunc):
+// runLive runs the live checks for `validate --live` (a cli.LiveFunc):
 // the declaration in dir, the contract at contractPath (else
 // $CODELOC_CONTRACT), the cluster of kubeconfig (else in-cluster or the
 // default kubeconfig). Problems come back as problem.Problems; notes and
@@ -114,7 +114,7 @@ func (lr liveRun) run(ctx context.Context, stdout, stderr io.Writer) (err error)
 	}
 	db, err := preflight.DatabaseFromEnv()
 	if err != nil {
-		return commands.UsageError{Err: err}
+		return cli.UsageError{Err: err}
 	}
 	rep, err = preflight.Run(ctx, d, c, preflight.Options{Config: cfg, Database: db, RetryFor: lr.apiRetry})
 	if err != nil {
@@ -177,7 +177,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	rules.ExplicitPath = kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
-		return nil, commands.Usagef("kubernetes configuration: %w", err)
+		return nil, cli.Usagef("kubernetes configuration: %w", err)
 	}
 	return withUserAgent(cfg), nil
 }

@@ -1,4 +1,4 @@
-package main
+package sidecarcmd
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 	logs := &testbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"--contract", contract, "--config-dir", "../..", "--shutdown-timeout", "20s",
+		done <- run([]string{"--contract", contract, "--config-dir", "../../..", "--shutdown-timeout", "20s",
 			"--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics")}, io.Discard, logs)
 	}()
 	socket := filepath.Join(socks, "codeloc-v1.sock")
@@ -101,7 +101,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 // manifest-generate-paths: the header, then the tarball.
 func citationStream(t *testing.T) (*apiclient.AppStreamRequest, []byte) {
 	t.Helper()
-	app, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "citation"))
+	app, err := filepath.Abs(filepath.Join("..", "..", "..", "fixtures", "citation"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
-// Package commands holds the cobra commands of codeloc's binaries: the lean
-// per-render codeloc and codeloc-jobs, which the PreSync Jobs run, compose
-// their command trees from it (as Argo CD's binaries compose theirs from
-// cmd/<bin>/commands). It links no client-go, pgx or Argo CD package: what
-// needs them lives in cmd/codeloc-jobs and is handed in (see LiveFunc).
-package commands
+// Package cli holds the cobra commands of codeloc's binaries: the lean
+// per-render codeloc's whole tree (Codeloc: render, validate, generate,
+// schema, contract, application, version) and what the other binaries
+// share with it (NewRoot, Run and its exit codes, the validate and version
+// commands). It links no client-go, pgx or Argo CD package: codeloc-jobs's
+// commands live in internal/cli/jobscmd and hand their live checks in (see
+// LiveFunc), codeloc-sidecar's in internal/cli/sidecarcmd.
+package cli
 
 import (
 	"context"

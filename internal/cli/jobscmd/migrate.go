@@ -1,4 +1,4 @@
-package main
+package jobscmd
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/internal/pgtimeout"
 	"github.com/codeloc/codeloc/migrate"
@@ -89,7 +89,7 @@ invalid, 2 usage.`,
 // run loads the files, connects and applies them.
 func (mr migrateRun) run(ctx context.Context, names []string, stdout, stderr io.Writer) error {
 	if err := mr.checkFlags(); err != nil {
-		return commands.UsageError{Err: err}
+		return cli.UsageError{Err: err}
 	}
 	ctx, stop := migrateSignals(ctx)
 	defer stop()
@@ -149,7 +149,7 @@ func (mr migrateRun) checkFlags() error {
 func (mr migrateRun) fail(sum migrate.Summary, err error) error {
 	line := sum.Line(err)
 	mr.terminate(line + "\n" + err.Error())
-	return commands.ExitError{Code: commands.ExitInvalid, Msg: err.Error() + "\n" + line}
+	return cli.ExitError{Code: cli.ExitInvalid, Msg: err.Error() + "\n" + line}
 }
 
 // terminate writes msg to the termination message file, if any.

@@ -1,9 +1,18 @@
-package main
+package jobscmd
 
 import (
 	"bytes"
+	"io"
 	"testing"
+
+	"github.com/codeloc/codeloc/internal/cli"
 )
+
+// run is codeloc-jobs's main in-process: Root run with args, its exit
+// code.
+func run(args []string, stdout, stderr io.Writer) int {
+	return cli.Run(Root(), args, stdout, stderr)
+}
 
 // runCLI runs codeloc-jobs in-process and returns its exit code and
 // outputs.

@@ -1,4 +1,4 @@
-package commands
+package cli
 
 import (
 	"github.com/spf13/cobra"
@@ -6,12 +6,12 @@ import (
 	"github.com/codeloc/codeloc/internal/names"
 )
 
-// Codeloc is the lean per-render CLI's command tree; live runs
-// `validate --live` (the lean binary hands it over to codeloc-jobs).
-func Codeloc(live LiveFunc) *cobra.Command {
+// Codeloc is the lean per-render CLI's command tree: `validate --live`
+// hands over to codeloc-jobs (handOverLive).
+func Codeloc() *cobra.Command {
 	return NewRoot(names.BinaryCLI, "Validate and render atlas code-locations for Argo CD",
 		NewRenderCmd(),
-		NewValidateCmd(live),
+		NewValidateCmd(handOverLive),
 		NewSchemaCmd(),
 		NewContractCmd(),
 		NewApplicationCmd(),
