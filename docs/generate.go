@@ -8,3 +8,4 @@
 package docs
 
 //go:generate go run ../cmd/gendocs
+//go:generate go run ../cmd/genclidocs
