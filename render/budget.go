@@ -32,19 +32,20 @@ func BudgetProblem(budget time.Duration, where string) problem.Problem {
 // Render. A process that exits after the answer (the CLI) takes a render
 // past its budget with it.
 func RenderWithin(req Request, budget time.Duration, where string) (*Result, error) {
-	return Within(nil, budget, where, func() (*Result, error) { return Render(req) })
+	return Within(context.Background(), budget, where, func() (*Result, error) { return Render(req) })
 }
 
-// Within runs f, a render of the code-location where names (its folder as
-// the user knows it), bounded by budget (0: no bound) and by ctx (nil: no
-// bound), the one budget runner of the CLI and the sidecar. kustomize takes
-// no context, so a render past its budget cannot be stopped: it goes on in
-// the background, its result dropped, and Within returns at once the
-// budget's problem (as problem.Problems), or, when ctx ends first, the
-// error "render cancelled: <ctx's error>". f runs in the caller's goroutine
-// when neither bound is set.
+// Within runs f, a render of the code-location where names (its folder
+// as the user knows it), bounded by budget (0: no bound) and by ctx
+// (context.Background(): no bound): the one budget runner of the CLI and
+// the sidecar. kustomize takes no context, so a render past its budget
+// cannot be stopped: it goes on in the background, its result dropped, and
+// Within returns at once the budget's problem (as problem.Problems), or,
+// when ctx ends first, the error "render cancelled: <ctx's error>". f runs
+// in the caller's goroutine when neither bound is set.
 func Within[T any](ctx context.Context, budget time.Duration, where string, f func() (T, error)) (T, error) {
-	if budget <= 0 && ctx == nil {
+	cancelled := ctx.Done()
+	if budget <= 0 && cancelled == nil {
 		return f()
 	}
 	type result struct {
@@ -61,10 +62,6 @@ func Within[T any](ctx context.Context, budget time.Duration, where string, f fu
 		timer := time.NewTimer(budget)
 		defer timer.Stop()
 		expired = timer.C
-	}
-	var cancelled <-chan struct{}
-	if ctx != nil {
-		cancelled = ctx.Done()
 	}
 	var zero T
 	select {
