@@ -1,7 +1,9 @@
-package main
+package cli_test
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +15,35 @@ import (
 
 	"github.com/codeloc/codeloc/internal/golden"
 	"github.com/codeloc/codeloc/validate"
+	"github.com/codeloc/codeloc/validate/sqllint"
 )
+
+// TestMain runs the tests with one parse cache folder of their own: the
+// first lint of each migration is cold, the others read it, and nothing is
+// written under the user's home.
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	cache, err := os.MkdirTemp("", "codeloc-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(cache)
+	if err := os.Setenv(sqllint.CacheDirEnv, cache); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// run is codeloc's main in-process: cli.Codeloc run with args, its exit
+// code.
+func run(args []string, stdout, stderr io.Writer) int {
+	return cli.Run(cli.Codeloc(), args, stdout, stderr)
+}
 
 // runCLI runs the CLI in-process and returns its exit code and outputs.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -44,7 +74,7 @@ func TestRenderInvalidFixtures(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout is not empty:\n%s", stdout)
 			}
-			golden.Check(t, filepath.Join(dir, "expected.txt"), []byte(stderr), "go test ./cmd/codeloc -run InvalidFixtures -update")
+			golden.Check(t, filepath.Join(dir, "expected.txt"), []byte(stderr), "go test ./internal/cli -run InvalidFixtures -update")
 			for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
 				if strings.Contains(line, "goroutine ") || strings.Contains(line, "Usage:") {
 					t.Errorf("stderr carries a stack or usage text: %q", line)
