@@ -133,7 +133,7 @@ func (lr liveRun) run(ctx context.Context, stdout, stderr io.Writer) (err error)
 
 // print writes the notes (and, verbose, the passed checks) and the
 // headline on stderr, and on success the summary on stdout. The problems
-// themselves are printed by main's run, one per line.
+// themselves are printed by cli.Run, one per line.
 func (lr liveRun) print(rep *preflight.Report, stdout, stderr io.Writer) {
 	for _, n := range rep.Notes {
 		fmt.Fprintln(stderr, "note: "+n)
