@@ -10,3 +10,4 @@
 package docs
 
 //go:generate go run ../cmd/gendocs
+//go:generate go run ../cmd/genclidocs

@@ -54,18 +54,10 @@ func Generate(src Source) (*Request, *render.Result, error) {
 	if len(problems) > 0 {
 		return req, nil, problems
 	}
-	base, prefix := src.RepoRoot, ""
-	if base == "" {
-		base, prefix = Display(src.AppDir, req.App.SourcePath)
-	}
-	r := req.Render(src.AppDir, base, contract)
-	r.FS = src.FS
-	r.DisplayPrefix = prefix
-	r.YAMLLimits = src.Bounds.YAML
 	where := req.App.SourcePath // the folder as the repo shows it
 	if where == "" {
 		where = src.AppDir
 	}
-	res, err := render.RenderWithin(r, src.Bounds.Budget, where)
+	res, err := render.RenderWithin(req.Render(src, contract), src.Bounds.Budget, where)
 	return req, res, err
 }

@@ -113,16 +113,26 @@ func FromEnviron(environ []string) (*Request, problem.Problems) {
 	return req, nil
 }
 
-// Render returns the render request for the code-location in dir, shown
-// in messages relative to displayBase.
-func (r *Request) Render(dir, displayBase string, c *validate.Contract) render.Request {
+// Render returns the whole render request of src's code-location for r
+// against the contract c: the file system and folder, the Application's
+// parameters, namespace and APIs, how paths are shown in messages (relative
+// to src.RepoRoot, else to the repo root derived from the Application's
+// folder and source path) and the YAML bounds.
+func (r *Request) Render(src Source, c *validate.Contract) render.Request {
+	base, prefix := src.RepoRoot, ""
+	if base == "" {
+		base, prefix = Display(src.AppDir, r.App.SourcePath)
+	}
 	return render.Request{
-		Dir:           dir,
+		FS:            src.FS,
+		Dir:           src.AppDir,
 		KustomizeRoot: r.KustomizeRoot,
 		Contract:      c,
 		Namespace:     r.App.Namespace,
 		APIVersions:   r.APIVersions,
-		DisplayBase:   displayBase,
+		DisplayBase:   base,
+		DisplayPrefix: prefix,
+		YAMLLimits:    src.Bounds.YAML,
 	}
 }
 

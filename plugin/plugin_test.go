@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/internal/problem"
+	"github.com/codeloc/codeloc/internal/yamlbound"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -123,8 +124,9 @@ func TestFromEnviron(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	r := &Request{App: App{Namespace: "dagster"}, APIVersions: []string{"v1"}, KustomizeRoot: "deploy"}
-	got := r.Render("/w/repo/app", "/w/repo", nil)
-	if got.Dir != "/w/repo/app" || got.DisplayBase != "/w/repo" || got.Namespace != "dagster" || got.KustomizeRoot != "deploy" || len(got.APIVersions) != 1 {
+	got := r.Render(Source{AppDir: "/w/repo/app", RepoRoot: "/w/repo", Bounds: Bounds{YAML: yamlbound.Limits{Depth: 7}}}, nil)
+	if got.Dir != "/w/repo/app" || got.DisplayBase != "/w/repo" || got.DisplayPrefix != "" || got.Namespace != "dagster" ||
+		got.KustomizeRoot != "deploy" || len(got.APIVersions) != 1 || got.YAMLLimits.Depth != 7 {
 		t.Errorf("Render: %+v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -27,30 +28,48 @@ func BudgetProblem(budget time.Duration, where string) problem.Problem {
 			"or raise the budget with --" + FlagRenderSeconds + " or " + EnvRenderSeconds + " (keep it under Argo CD's timeouts)"}
 }
 
-// RenderWithin is Render bounded by budget (0: no bound). kustomize takes
-// no context, so a render past its budget cannot be stopped: it goes on in
-// the background, its result dropped, and RenderWithin returns the budget's
-// problem at once. A process that exits after the answer (the CLI) takes
-// the render with it.
+// RenderWithin is Render bounded by budget (0: no bound): Within around
+// Render. A process that exits after the answer (the CLI) takes a render
+// past its budget with it.
 func RenderWithin(req Request, budget time.Duration, where string) (*Result, error) {
-	if budget <= 0 {
-		return Render(req)
+	return Within(context.Background(), budget, where, func() (*Result, error) { return Render(req) })
+}
+
+// Within runs f, a render of the code-location where names (its folder
+// as the user knows it), bounded by budget (0: no bound) and by ctx
+// (context.Background(): no bound): the one budget runner of the CLI and
+// the sidecar. kustomize takes no context, so a render past its budget
+// cannot be stopped: it goes on in the background, its result dropped, and
+// Within returns at once the budget's problem (as problem.Problems), or,
+// when ctx ends first, the error "render cancelled: <ctx's error>". f runs
+// in the caller's goroutine when neither bound is set.
+func Within[T any](ctx context.Context, budget time.Duration, where string, f func() (T, error)) (T, error) {
+	cancelled := ctx.Done()
+	if budget <= 0 && cancelled == nil {
+		return f()
 	}
 	type result struct {
-		res *Result
+		v   T
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := Render(req)
-		done <- result{res, err}
+		v, err := f()
+		done <- result{v, err}
 	}()
-	timer := time.NewTimer(budget)
-	defer timer.Stop()
+	var expired <-chan time.Time
+	if budget > 0 {
+		timer := time.NewTimer(budget)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	var zero T
 	select {
 	case r := <-done:
-		return r.res, r.err
-	case <-timer.C:
-		return nil, problem.Problems{BudgetProblem(budget, where)}
+		return r.v, r.err
+	case <-cancelled:
+		return zero, fmt.Errorf("render cancelled: %w", ctx.Err())
+	case <-expired:
+		return zero, problem.Problems{BudgetProblem(budget, where)}
 	}
 }

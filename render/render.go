@@ -12,6 +12,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"path"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/emit"
+	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -69,6 +71,35 @@ type Result struct {
 	// Location is where the platform's Dagster reaches the code-location's
 	// code server (the record publishes it); nil when it runs none.
 	Location *workspace.Location
+}
+
+// WriteYAML writes the objects to w as one YAML stream, documents
+// separated by "---": what `codeloc render` and `codeloc generate` print.
+// The stream is encoded whole before anything is written: an object that
+// does not encode writes nothing.
+func (r *Result) WriteYAML(w io.Writer) error {
+	out, err := emit.Write(r.Objects)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// JSONList encodes each object as one JSON document, the list Argo CD's
+// cmp protocol carries (what the stock cmp-server makes of `codeloc
+// generate`'s YAML), through one growing buffer.
+func (r *Result) JSONList() ([]string, error) {
+	manifests := make([]string, len(r.Objects))
+	var buf []byte
+	for i, o := range r.Objects {
+		var err error
+		if buf, err = node.AppendJSON(buf[:0], o.YNode()); err != nil {
+			return nil, fmt.Errorf("encoding %s/%s: %w", o.GetKind(), o.GetName(), err)
+		}
+		manifests[i] = string(buf)
+	}
+	return manifests, nil
 }
 
 // noCodeServer warns that a code-location runs no Dagster code server:

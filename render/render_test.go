@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -40,11 +41,11 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := emit.Write(res.Objects)
-			if err != nil {
+			var got bytes.Buffer // what codeloc render prints
+			if err := res.WriteYAML(&got); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("render", "testdata", "golden", name+".yaml"), got, "go test ./render -run Golden -update")
+			golden.Check(t, filepath.Join("render", "testdata", "golden", name+".yaml"), got.Bytes(), "go test ./render -run Golden -update")
 		})
 	}
 }

@@ -19,11 +19,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render"
-	"github.com/codeloc/codeloc/render/node"
 )
 
 // timeoutBuffer ends server-side work this long before the request's
@@ -222,7 +220,7 @@ func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([
 		rec.fail(ctx, err)
 		return nil, status.Error(statusCode(ctx, err), "codeloc: "+err.Error())
 	}
-	manifests, err := encodeObjects(res.Objects)
+	manifests, err := res.JSONList()
 	if err != nil {
 		rec.fail(ctx, err)
 		return nil, status.Error(codes.Internal, "codeloc: "+err.Error())
@@ -236,59 +234,33 @@ func (s *Server) renderRepo(ctx context.Context, repo *unpacked, rec *record) ([
 	return manifests, nil
 }
 
-// encodeObjects encodes each object as one JSON document, as the stock
-// cmp-server answers (node.AppendJSON), through one growing buffer.
-func encodeObjects(objects []*yaml.RNode) ([]string, error) {
-	manifests := make([]string, len(objects))
-	var buf []byte
-	for i, o := range objects {
-		var err error
-		if buf, err = node.AppendJSON(buf[:0], o.YNode()); err != nil {
-			return nil, fmt.Errorf("encoding %s/%s: %w", o.GetKind(), o.GetName(), err)
-		}
-		manifests[i] = string(buf)
-	}
-	return manifests, nil
-}
-
-// render runs plugin.Generate, returning early when ctx ends (the render
-// itself cannot be interrupted: its result is then dropped).
+// render runs plugin.Generate within the render budget (render.Within),
+// returning early when ctx ends (the render itself cannot be interrupted:
+// its result is then dropped). Past its budget the request is answered
+// with one line; the render goes on (kustomize takes no context) and keeps
+// its slot until it ends, so the renders in memory stay bounded.
 func (s *Server) render(ctx context.Context, sl *slot, src plugin.Source) (*plugin.Request, *render.Result, error) {
 	type result struct {
 		req *plugin.Request
 		res *render.Result
-		err error
 	}
-	done := make(chan result, 1)
 	sl.hold()
-	go func() {
+	where := environValue(src.Environ, plugin.EnvAppSourcePath)
+	r, err := render.Within(ctx, s.limits.RenderBudget(), where, func() (r result, err error) {
 		defer sl.done()
 		defer func() {
-			if r := recover(); r != nil {
-				s.log.Error("render panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				done <- result{err: fmt.Errorf("internal error: render panicked: %v", r)}
+			if p := recover(); p != nil {
+				s.log.Error("render panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				r, err = result{}, fmt.Errorf("internal error: render panicked: %v", p)
 			}
 		}()
 		if s.beforeRender != nil {
 			s.beforeRender(ctx)
 		}
 		req, res, err := plugin.Generate(src)
-		done <- result{req, res, err}
-	}()
-	// Past its budget the request is answered with one line; the render
-	// goes on (kustomize takes no context) and keeps its slot until it
-	// ends, so the renders in memory stay bounded.
-	budget := time.NewTimer(s.limits.RenderBudget())
-	defer budget.Stop()
-	select {
-	case r := <-done:
-		return r.req, r.res, r.err
-	case <-ctx.Done():
-		return nil, nil, fmt.Errorf("render cancelled: %w", ctx.Err())
-	case <-budget.C:
-		where := environValue(src.Environ, plugin.EnvAppSourcePath)
-		return nil, nil, problem.Problems{render.BudgetProblem(s.limits.RenderBudget(), where)}
-	}
+		return result{req, res}, err
+	})
+	return r.req, r.res, err
 }
 
 // invalid records problems and returns them as an InvalidArgument error

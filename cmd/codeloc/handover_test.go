@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/validate/sqllint"
 )
@@ -28,8 +28,8 @@ func TestMain(m *testing.M) {
 	case names.BinaryCLI:
 		main()
 	case names.BinaryJobs:
-		root := commands.NewRoot(names.BinaryJobs, "stand-in", commands.NewValidateCmd(standInLive))
-		os.Exit(commands.Run(root, os.Args[1:], os.Stdout, os.Stderr))
+		root := cli.NewRoot(names.BinaryJobs, "stand-in", cli.NewValidateCmd(standInLive))
+		os.Exit(cli.Run(root, os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(testMain(m))
 }
@@ -55,7 +55,7 @@ func testMain(m *testing.M) int {
 // standInLive is the stand-in codeloc-jobs's live checks: it names what it
 // was given and fails as the real one does without a cluster (exit 2).
 func standInLive(_ context.Context, _, _ io.Writer, dir, contract, kubeconfig string) error {
-	return commands.Usagef("stand-in live checks of %s, contract %s, kubeconfig %s", dir, contract, kubeconfig)
+	return cli.Usagef("stand-in live checks of %s, contract %s, kubeconfig %s", dir, contract, kubeconfig)
 }
 
 // install puts the test binary in dir under name (a hard link, else a copy),
@@ -105,13 +105,13 @@ func TestHandOverLive(t *testing.T) {
 	codeloc := install(t, dir, names.BinaryCLI)
 	args := liveArgs(dir)
 	code, out := runIn(t, codeloc, args...)
-	if code != commands.ExitUsage || !strings.Contains(out, "go build ./cmd/codeloc-jobs") {
+	if code != cli.ExitUsage || !strings.Contains(out, "go build ./cmd/codeloc-jobs") {
 		t.Errorf("without codeloc-jobs: exit %d, output %q", code, out)
 	}
 	install(t, dir, names.BinaryJobs)
 	code, out = runIn(t, codeloc, args...)
 	want := fmt.Sprintf("codeloc-jobs: stand-in live checks of ../../fixtures/citation, contract ../../validate/contract.example.yaml, kubeconfig %s\n", args[5])
-	if code != commands.ExitUsage || out != want {
+	if code != cli.ExitUsage || out != want {
 		t.Errorf("through codeloc-jobs: exit %d, output %q, want %q", code, out, want)
 	}
 }
@@ -129,14 +129,14 @@ func TestHandOverLiveRealJobs(t *testing.T) {
 		t.Fatalf("go build ./cmd/codeloc-jobs: %v\n%s", err, b)
 	}
 	code, out := runIn(t, codeloc, liveArgs(dir)...)
-	if code != commands.ExitUsage || !strings.HasPrefix(out, "codeloc-jobs: kubernetes configuration") {
+	if code != cli.ExitUsage || !strings.HasPrefix(out, "codeloc-jobs: kubernetes configuration") {
 		t.Errorf("through codeloc-jobs: exit %d, output %q", code, out)
 	}
 }
 
 func exitCode(err error) int {
 	if err == nil {
-		return commands.ExitOK
+		return cli.ExitOK
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -177,11 +177,11 @@ func TestParseCache(t *testing.T) {
 		stdout, stderr          string
 		entries                 int // in cache after the run
 	}{
-		{"citation, cold", "fixtures/citation", cache, commands.ExitOK, citation, "", 1},
-		{"citation, warm", "fixtures/citation", cache, commands.ExitOK, citation, "", 1},
-		{"a lint error, cold", "fixtures/invalid/sql-index-blocking", cache, commands.ExitInvalid, "", blocking, 3},
-		{"a lint error, warm", "fixtures/invalid/sql-index-blocking", cache, commands.ExitInvalid, "", blocking, 3},
-		{"citation, no cache folder", "fixtures/citation", notDir, commands.ExitOK, citation, "", 3},
+		{"citation, cold", "fixtures/citation", cache, cli.ExitOK, citation, "", 1},
+		{"citation, warm", "fixtures/citation", cache, cli.ExitOK, citation, "", 1},
+		{"a lint error, cold", "fixtures/invalid/sql-index-blocking", cache, cli.ExitInvalid, "", blocking, 3},
+		{"a lint error, warm", "fixtures/invalid/sql-index-blocking", cache, cli.ExitInvalid, "", blocking, 3},
+		{"citation, no cache folder", "fixtures/citation", notDir, cli.ExitOK, citation, "", 3},
 	}
 	var before map[string][]byte
 	for _, tt := range tests {

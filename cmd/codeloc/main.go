@@ -4,8 +4,8 @@
 // (generate, at every render).
 //
 // It must stay lean: it links no Argo CD, client-go or pgx package. The
-// PreSync Jobs' commands live in codeloc-jobs; `validate --live` hands over
-// to it.
+// commands are package cli's; the PreSync Jobs' commands live in
+// codeloc-jobs, and `validate --live` hands over to it.
 package main
 
 import (
@@ -13,7 +13,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/codeloc/codeloc/cmd/codeloc/commands"
+	"github.com/codeloc/codeloc/internal/cli"
 )
 
 func main() {
@@ -28,5 +28,5 @@ func main() {
 
 // run executes the CLI and returns its exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	return commands.Run(commands.Codeloc(handOverLive), args, stdout, stderr)
+	return cli.Run(cli.Codeloc(), args, stdout, stderr)
 }
