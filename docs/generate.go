@@ -1,8 +1,10 @@
-// Package docs holds codeloc's documentation pages; it has no code of its
-// own. codes/ (one page per stage) and error-codes.md (pointing the old
-// links there) are generated from the CodeDocs maps of the packages listed
-// in cmd/gendocs (the policy's derived from its rules' Codes): after adding
-// or changing a problem code, run
+// Package docs holds codeloc's documentation pages and their link check;
+// it has no code of its own. Two references are generated: codes/ (one
+// page per stage, error-codes.md pointing the old links there) from the
+// codes the packages listed in cmd/gendocs declare (the policy's from its
+// rules' Codes), and cli/ from the three binaries' cobra commands
+// (cmd/genclidocs). After adding or changing a code, a command or a flag,
+// run
 //
 //	go generate ./docs
 //

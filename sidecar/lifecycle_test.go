@@ -265,7 +265,7 @@ func TestGracefulShutdown(t *testing.T) {
 		result <- err
 	}()
 	<-entered
-	s.cancel() // what SIGTERM does in cmd/codeloc-sidecar
+	s.cancel() // what SIGTERM does in internal/cli/sidecarcmd
 	s.cancel = nil
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(s.socket); os.IsNotExist(err) {

@@ -19,9 +19,8 @@ type rule struct {
 	// directly; other modules' and the standard library's are not limited.
 	OnlyImport []string
 	// Forbid is what they may not link, directly or through any other
-	// package: codeloc patterns or other modules' (github.com/...), less
-	// Unless.
-	Forbid, Unless []string
+	// package: codeloc patterns or other modules' (github.com/...).
+	Forbid []string
 }
 
 // graph is the packages linked by the module's packages and their imports.
@@ -112,7 +111,7 @@ func check(g *graph, rules []rule) []string {
 				}
 			}
 			if r.Forbid != nil {
-				for _, chain := range g.reach(path, func(q string) bool { return g.matches(r.Forbid, q) && !g.matches(r.Unless, q) }) {
+				for _, chain := range g.reach(path, func(q string) bool { return g.matches(r.Forbid, q) }) {
 					names := make([]string, len(chain))
 					for i, q := range chain {
 						names[i] = g.name(q)

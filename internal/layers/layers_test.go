@@ -20,8 +20,7 @@ var (
 		"internal/sqltext", "internal/pgtimeout", "dagster/workspace", "render/node",
 	}
 	// cli is the command packages that the binaries share.
-	// cmd/codeloc/commands is there until it moves to internal/cli.
-	cli = []string{"internal/cli/...", "cmd/codeloc/commands"}
+	cli = []string{"internal/cli/..."}
 	// mains is where the binaries are.
 	mains = []string{"cmd/..."}
 )
@@ -50,7 +49,14 @@ var rules = []rule{{
 	Name:     "no package imports a main package",
 	Packages: []string{"..."},
 	Forbid:   mains,
-	Unless:   []string{"cmd/codeloc/commands"}, // until it moves to internal/cli
+}, {
+	Name:     "Dagster's formats and client are below everything that uses them",
+	Packages: []string{"dagster/..."},
+	Forbid:   cat([]string{"validate/...", "render/...", "plugin/...", "sidecar/...", "appofapps/...", "preflight/...", "migrate/...", "reload/..."}, cli, mains),
+}, {
+	Name:     "codeloc's own commands link neither the Jobs' nor the sidecar's",
+	Packages: []string{"internal/cli"},
+	Forbid:   []string{"internal/cli/jobscmd", "internal/cli/sidecarcmd"},
 }, {
 	Name:     "only the mains and the command packages import the command packages",
 	Packages: []string{"..."},
