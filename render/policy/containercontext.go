@@ -50,25 +50,27 @@ type k8sContext struct {
 	run, server     runConfig
 }
 
-// contextFault is one problem of a container context, at a JSON path.
-type contextFault struct {
-	code, path, msg, hint string
+// Fault is one problem of a pod spec, or of what a Dagster container
+// context hands its run pods, at a field path: a rule places it in its
+// object (Context.Problem).
+type Fault struct {
+	Code, Path, Msg, Hint string
 }
 
 // contextDecoder decodes one container context and gathers its faults.
 type contextDecoder struct {
-	faults []contextFault
+	faults []Fault
 }
 
 func (d *contextDecoder) fault(code, path, msg, hint string) {
-	d.faults = append(d.faults, contextFault{code, path, msg, hint})
+	d.faults = append(d.faults, Fault{code, path, msg, hint})
 }
 
 const hintContextSchema = "write the container context as Dagster's K8sContainerContext schema says (dagster_k8s/job.py); Dagster refuses this key too"
 
 // parseContext decodes the JSON text of a container context. A context
 // that is not JSON is one fault naming the byte offset, never the text.
-func parseContext(text string) (map[string]any, *contextFault) {
+func parseContext(text string) (map[string]any, *Fault) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -81,15 +83,15 @@ func parseContext(text string) (map[string]any, *contextFault) {
 	var syntax *json.SyntaxError
 	switch {
 	case errors.As(err, &syntax):
-		return nil, &contextFault{CodeContextInvalid, "", fmt.Sprintf("not JSON at byte %d: %s", syntax.Offset, syntax.Error()), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &Fault{CodeContextInvalid, "", fmt.Sprintf("not JSON at byte %d: %s", syntax.Offset, syntax.Error()), "write the container context as one JSON object, {\"k8s\": {...}}"}
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return nil, &contextFault{CodeContextInvalid, "", fmt.Sprintf("not JSON: it ends at byte %d inside a value", len(text)), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &Fault{CodeContextInvalid, "", fmt.Sprintf("not JSON: it ends at byte %d inside a value", len(text)), "write the container context as one JSON object, {\"k8s\": {...}}"}
 	case err != nil:
-		return nil, &contextFault{CodeContextInvalid, "", "not JSON: " + err.Error(), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &Fault{CodeContextInvalid, "", "not JSON: " + err.Error(), "write the container context as one JSON object, {\"k8s\": {...}}"}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &contextFault{CodeContextInvalid, "", fmt.Sprintf("is a JSON %s, not an object", jsonKind(v)), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &Fault{CodeContextInvalid, "", fmt.Sprintf("is a JSON %s, not an object", jsonKind(v)), "write the container context as one JSON object, {\"k8s\": {...}}"}
 	}
 	return m, nil
 }

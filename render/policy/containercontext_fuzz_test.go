@@ -88,7 +88,7 @@ func FuzzContainerContext(f *testing.F) {
 	loc := build.NewLocator(filepath.Join("root", "kustomization.yaml"))
 	f.Fuzz(func(t *testing.T, text string) {
 		type result struct {
-			faults   []contextFault
+			faults   []Fault
 			problems problem.Problems
 		}
 		objs := contextFuzzObjects(t, text)
@@ -105,10 +105,10 @@ func FuzzContainerContext(f *testing.F) {
 			t.Fatalf("checking a container context of %d bytes outlasted %s", len(text), contextFuzzBudget)
 		}
 		for _, f := range r.faults {
-			if _, ok := CodeDocs[f.code]; !ok {
-				t.Fatalf("undocumented code %q: %s %s", f.code, f.path, f.msg)
+			if _, ok := CodeDocs[f.Code]; !ok {
+				t.Fatalf("undocumented code %q: %s %s", f.Code, f.Path, f.Msg)
 			}
-			if f.msg == "" || f.hint == "" {
+			if f.Msg == "" || f.Hint == "" {
 				t.Fatalf("a fault without a message or a hint: %+v", f)
 			}
 		}

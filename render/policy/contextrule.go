@@ -63,10 +63,10 @@ func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Probl
 			for _, src := range found {
 				for _, f := range b.checkContext(src.text) {
 					at := src.name + src.from
-					if f.path != "" {
-						at += ": " + f.path
+					if f.Path != "" {
+						at += ": " + f.Path
 					}
-					ps = append(ps, in.problem(o, f.code, src.field, at+": "+f.msg, f.hint))
+					ps = append(ps, in.problem(o, f.Code, src.field, at+": "+f.Msg, f.Hint))
 				}
 			}
 		}
@@ -121,10 +121,10 @@ func podContainers(spec *corev1.PodSpec, path string) []containerAt {
 }
 
 // checkContext returns every fault of one container context's text.
-func (b *binding) checkContext(text string) []contextFault {
+func (b *binding) checkContext(text string) []Fault {
 	m, fault := parseContext(text)
 	if fault != nil {
-		return []contextFault{*fault}
+		return []Fault{*fault}
 	}
 	d := &contextDecoder{}
 	k := d.decodeContext(m)
@@ -134,7 +134,7 @@ func (b *binding) checkContext(text string) []contextFault {
 	faults := d.faults
 	faults = append(faults, b.contextReferences(k)...)
 	if k.namespace != "" && k.namespace != b.in.c.Namespace {
-		faults = append(faults, contextFault{CodeContextNamespace, "k8s.namespace",
+		faults = append(faults, Fault{CodeContextNamespace, "k8s.namespace",
 			fmt.Sprintf("launches the run pods in namespace %q, not the code-location's %s", k.namespace, b.in.c.Namespace),
 			"remove namespace: run pods run in the contract's namespace, where the declared objects are"})
 	}
@@ -159,9 +159,9 @@ func (b *binding) checkContext(text string) []contextFault {
 }
 
 // contextReferences checks what the run pods read by name.
-func (b *binding) contextReferences(k *k8sContext) []contextFault {
+func (b *binding) contextReferences(k *k8sContext) []Fault {
 	c := contextCollector(k)
-	var faults []contextFault
+	var faults []Fault
 	for _, r := range c.refs {
 		rule := referenceRules[r.kind]
 		msg, hint := rule.reason(b, r.name)
@@ -169,11 +169,11 @@ func (b *binding) contextReferences(k *k8sContext) []contextFault {
 			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
 		}
 		if msg != "" {
-			faults = append(faults, contextFault{rule.code, r.field, msg, hint})
+			faults = append(faults, Fault{rule.code, r.field, msg, hint})
 		}
 	}
 	for _, field := range c.ephemeral {
-		faults = append(faults, contextFault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
+		faults = append(faults, Fault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
 	}
 	return faults
 }
@@ -216,12 +216,12 @@ func contextCollector(k *k8sContext) *collector {
 // and admission reads: a context may not set them.
 var reservedPrefixes = []string{"dagster/", "codeloc.dev/"}
 
-func reservedLabels(labels map[string]string, path string) []contextFault {
-	var out []contextFault
+func reservedLabels(labels map[string]string, path string) []Fault {
+	var out []Fault
 	for _, k := range sortedKeys(labels) {
 		for _, p := range reservedPrefixes {
 			if strings.HasPrefix(k, p) {
-				out = append(out, contextFault{CodeContextField, path + ".labels." + k,
+				out = append(out, Fault{CodeContextField, path + ".labels." + k,
 					fmt.Sprintf("sets label %s, which Dagster and the cluster set on run pods to tell whose they are", k),
 					"remove it: choose a label outside the dagster/ and codeloc.dev/ prefixes"})
 			}
@@ -263,9 +263,9 @@ func (k *k8sContext) runPod(rc runConfig) corev1.PodSpec {
 }
 
 // contextPodSecurity evaluates a run pod at the contract's level.
-func (in *Context) contextPodSecurity(path string, pod *corev1.PodSpec) []contextFault {
+func (in *Context) contextPodSecurity(path string, pod *corev1.PodSpec) []Fault {
 	lv := psaapi.LevelVersion{Level: psaapi.Level(in.c.Policy.PodSecurity), Version: psaapi.LatestVersion()}
-	var out []contextFault
+	var out []Fault
 	for _, r := range podSecurityEvaluator().EvaluatePod(lv, &metav1.ObjectMeta{}, pod) {
 		if r.Allowed {
 			continue
@@ -274,15 +274,15 @@ func (in *Context) contextPodSecurity(path string, pod *corev1.PodSpec) []contex
 		if r.ForbiddenDetail != "" {
 			msg += " (" + r.ForbiddenDetail + ")"
 		}
-		out = append(out, contextFault{CodePodSecurity, path, msg, in.podSecurityHint(r.ForbiddenReason) + " (in the context's pod_spec_config, container_config or security_context)"})
+		out = append(out, Fault{CodePodSecurity, path, msg, in.podSecurityHint(r.ForbiddenReason) + " (in the context's pod_spec_config, container_config or security_context)"})
 	}
 	return out
 }
 
 // contextImages checks the images a context sets: container_config.image
 // replaces the code server's image in the run pods.
-func (in *Context) contextImages(path string, pod *corev1.PodSpec) []contextFault {
-	var out []contextFault
+func (in *Context) contextImages(path string, pod *corev1.PodSpec) []Fault {
+	var out []Fault
 	for i, c := range pod.Containers {
 		if i == 0 && c.Image == "" {
 			continue // the run pod runs the code server's image
@@ -292,7 +292,7 @@ func (in *Context) contextImages(path string, pod *corev1.PodSpec) []contextFaul
 			at = fmt.Sprintf("%s.pod_spec_config.containers[%d].image", path, i-1)
 		}
 		if code, msg, hint := in.imageFault(c.Image); code != "" {
-			out = append(out, contextFault{code, at, msg, hint})
+			out = append(out, Fault{code, at, msg, hint})
 		}
 	}
 	return out
@@ -300,8 +300,8 @@ func (in *Context) contextImages(path string, pod *corev1.PodSpec) []contextFaul
 
 // contextRequests holds one run pod's requests to the declared resources,
 // which the ADR defines as the run pods' requests.
-func (in *Context) contextRequests(pod corev1.PodSpec) []contextFault {
-	var out []contextFault
+func (in *Context) contextRequests(pod corev1.PodSpec) []Fault {
+	var out []Fault
 	for _, r := range budgetedResources {
 		var total resource.Quantity
 		for _, c := range pod.Containers {
@@ -313,7 +313,7 @@ func (in *Context) contextRequests(pod corev1.PodSpec) []contextFault {
 			}
 		}
 		if declared := in.declaredAmount(r); total.Cmp(declared) > 0 {
-			out = append(out, contextFault{CodeRequestsOverDeclared, "k8s.resources",
+			out = append(out, Fault{CodeRequestsOverDeclared, "k8s.resources",
 				fmt.Sprintf("a run pod requests %s %s, more than the declared resources.%s %s", total.String(), r, r, declared.String()),
 				fmt.Sprintf("lower the context's %s request (resources, or run_k8s_config.container_config.resources) to %s%s", r, declared.String(), in.orDeclare(r, total))})
 		}

@@ -41,7 +41,7 @@ func (reachRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, w := range in.decodedPods(objs) {
 		for _, f := range in.podReach(w.spec, w.path) {
-			ps = append(ps, in.problem(w.o, f.code, f.path, f.msg, f.hint))
+			ps = append(ps, in.problem(w.o, f.Code, f.Path, f.Msg, f.Hint))
 		}
 	}
 	return ps
@@ -49,7 +49,7 @@ func (reachRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 
 // podReach returns the faults of one pod spec at path: volumes, devices
 // and cluster-level references.
-func (in *Context) podReach(spec *corev1.PodSpec, path string) []contextFault {
+func (in *Context) podReach(spec *corev1.PodSpec, path string) []Fault {
 	faults := in.volumeFaults(spec.Volumes, path+".volumes")
 	faults = append(faults, in.deviceFaults(spec, path)...)
 	return append(faults, in.clusterRefFaults(spec, path)...)
@@ -58,7 +58,7 @@ func (in *Context) podReach(spec *corev1.PodSpec, path string) []contextFault {
 // contextReach runs the reach checks on what a Dagster container context
 // hands its run pods (and the code servers of server_k8s_config), each
 // where the context sets it.
-func (in *Context) contextReach(k *k8sContext) []contextFault {
+func (in *Context) contextReach(k *k8sContext) []Fault {
 	faults := in.volumeFaults(k.volumes, "k8s.volumes")
 	if k.resources != nil {
 		faults = append(faults, in.resourceFaults("the run pods' container", *k.resources, "k8s.resources")...)
