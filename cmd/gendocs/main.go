@@ -24,6 +24,7 @@ import (
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/policy"
+	"github.com/codeloc/codeloc/render/policy/dagster"
 	"github.com/codeloc/codeloc/validate"
 	"github.com/codeloc/codeloc/validate/sqllint"
 )
@@ -44,7 +45,7 @@ var pages = []page{
 	{"migrations.md", "Migrations' lint", "The declared SQL migrations read with PostgreSQL's grammar, checked at render time; the contract's `policy.migrations` tunes each rule, a `-- codeloc:allow <rule> <reason>` comment opts a statement out.", "validate", only(validate.CodeDocs, sqlCodes())},
 	{"render.md", "Render and build", "The render's request (namespace, APIs, kustomize root, budget) and the kustomize build, checked at render time.", "render", merged(render.RequestCodeDocs, build.CodeDocs)},
 	{"policy.md", "Policy", "The policy on the objects kustomize built: what they may be, be named, consume, request, run as, reach and grant; checked at render time.", "render", policy.KubernetesCodeDocs},
-	{"dagster.md", "Dagster", "The Dagster code server among the objects: how the platform's Dagster reaches it, and the run pods it launches (its container context); checked at render time.", "render", policy.DagsterCodeDocs},
+	{"dagster.md", "Dagster", "The Dagster code server among the objects: how the platform's Dagster reaches it, and the run pods it launches (its container context); checked at render time.", "render", dagster.CodeDocs},
 	{"plugin.md", "Plugin", "What Argo CD sends the plugin: parameters, env entries, the mounted contract.", "plugin", plugin.CodeDocs},
 	{"preflight.md", "Preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs.md](../jobs.md#preflight-failures).", "preflight", preflight.CodeDocs},
 	{"reload.md", "Reload", "`codeloc-jobs reload`, the PostSync pod that reloads the code-location in the platform's Dagster webserver. What each answer means: [jobs.md](../jobs.md#reload-failures).", "reload", reload.CodeDocs},

@@ -102,7 +102,7 @@ func parseObjects(t testing.TB, stream string) []*yaml.RNode {
 // check runs rule r over objs as Check does, the facts gathered first, and
 // fails the test when r emits a code its Codes does not declare.
 func check(t testing.TB, r Rule, in *Context, objs []*yaml.RNode) problem.Problems {
-	in.gatherFacts(objs)
+	in.gatherFacts(nil, objs)
 	ps := r.Check(in, objs)
 	declared := map[string]bool{}
 	for _, c := range r.Codes() {
@@ -131,15 +131,6 @@ func podRuleLines(ps problem.Problems) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, fmt.Sprintf("%s %s: %s", p.Code, p.Path, p.Message))
-	}
-	return out
-}
-
-// codes lists each problem as "code message" for the cases' assertions.
-func codes(ps problem.Problems) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Code+" "+p.Message)
 	}
 	return out
 }
