@@ -60,6 +60,10 @@ var rules = []rule{{
 	Except:   []string{"render/policy/policytest"},
 	Forbid:   []string{"render/policy/policytest"},
 }, {
+	Name:     "render/policy/policytest links no rule package: render/policy's internal tests import it",
+	Packages: []string{"render/policy/policytest"},
+	Forbid:   []string{"render/policy", "render/policy/dagster", "render/policy/rules"},
+}, {
 	Name:     "no package imports a main package",
 	Packages: []string{"..."},
 	Forbid:   mains,

@@ -1,7 +1,6 @@
 package dagster
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/render/policy/policytest"
 	"github.com/codeloc/codeloc/validate"
@@ -47,15 +45,14 @@ var contextFuzzSeeds = []string{
 	"{\"k8s\": {\"labels\": {\"x\\ny\": \"z\"}, \"env_secrets\": [\"\\u2028\"]}}",
 }
 
-// contextFuzzInstance is citation's declaration (policytest.ConsumeDeclaration, with
-// a platform ConfigMap and ServiceAccount) against the example contract.
+// contextFuzzInstance is citation's declaration
+// (policytest.ConsumeDeclaration, with a platform ConfigMap and
+// ServiceAccount) against the example contract.
 func contextFuzzInstance(f *testing.F) (*validate.Declaration, *validate.Contract) {
-	c := policytest.ExampleContract(f, nil)
-	d, problems := validate.ParseDeclaration(validate.ManifestFile, []byte(policytest.ConsumeDeclaration+"  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"))
-	if len(problems) > 0 {
-		f.Fatalf("declaration: %v", problems)
-	}
-	return d, c
+	d := policytest.Declaration(f, func(s string) string {
+		return s + "  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"
+	})
+	return d, policytest.ExampleContract(f, nil)
 }
 
 // contextFuzzObjects is a shipped ConfigMap and a Pod of citation whose
@@ -87,7 +84,7 @@ func FuzzContainerContext(f *testing.F) {
 		f.Add(s)
 	}
 	d, c := contextFuzzInstance(f)
-	loc := build.NewLocator(filepath.Join("root", "kustomization.yaml"))
+	loc := policytest.Locator("root")
 	f.Fuzz(func(t *testing.T, text string) {
 		type result struct {
 			faults   []policy.Fault

@@ -90,7 +90,7 @@ func TestContainerContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := policytest.ConsumeInstance(t, tt.decl)
+			in := consumeInstance(t, tt.decl)
 			got := policytest.Codes(check(t, containerContextRule{}, in, policytest.ParseObjects(t, contextPod(env, tt.ctx))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
@@ -128,7 +128,7 @@ func TestContainerContextSources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := policytest.ConsumeInstance(t, nil)
+			in := consumeInstance(t, nil)
 			got := policytest.Codes(check(t, containerContextRule{}, in, policytest.ParseObjects(t, cm+policytest.ConsumePod("  containers: ["+tt.container+"]"))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
@@ -214,7 +214,7 @@ func TestCodeServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := policytest.ConsumeInstance(t, nil)
+			in := consumeInstance(t, nil)
 			got := policytest.Codes(check(t, dagsterRule{}, in, policytest.ParseObjects(t, tt.objs)))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))

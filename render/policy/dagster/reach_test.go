@@ -40,7 +40,7 @@ func TestContextReach(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := policytest.ConsumeInstance(t, nil)
+			in := consumeInstance(t, nil)
 			got := policytest.Codes(check(t, containerContextRule{}, in, policytest.ParseObjects(t, contextPod(env, tt.ctx))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))

@@ -1,13 +1,15 @@
-// Package policytest is the harness of the tests of rules outside
-// render/policy (render/policy/dagster, render/policy/rules): the example
-// contract, a code-location's context, objects parsed from YAML, one rule
-// run as policy.Check runs it (facts first, its codes declared), and the
-// problem lines the cases compare. render/policy's own tests keep the same
-// harness internally (harness_test.go): importing this package from them
-// would be an import cycle.
+// Package policytest is the one harness of the rules' tests, in
+// render/policy, render/policy/dagster and render/policy/rules: the
+// example contract, the declaration the cases edit, objects parsed from
+// YAML, the check that a rule emits only the codes it declares, and the
+// problem lines the cases compare. It imports no render/policy, so that
+// render/policy's own (internal) tests import it without a cycle; each
+// package's harness_test.go builds its Context and runs a rule as
+// policy.Check does over these.
 package policytest
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +18,6 @@ import (
 
 	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/build"
-	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -33,10 +34,9 @@ func ExampleContract(t testing.TB, tune func(*validate.Contract)) *validate.Cont
 	return c
 }
 
-// NewInstance is the render of d against c, its objects placed in dir's
-// kustomization.yaml.
-func NewInstance(d *validate.Declaration, c *validate.Contract, dir string) *policy.Context {
-	return policy.NewContext(d, c, build.NewLocator(filepath.Join(dir, "kustomization.yaml")))
+// Locator places the objects of a render in dir's kustomization.yaml.
+func Locator(dir string) *build.Locator {
+	return build.NewLocator(filepath.Join(dir, "kustomization.yaml"))
 }
 
 // ConsumeDeclaration declares a secret, a bucket and a disk; the cases
@@ -52,9 +52,8 @@ dependsOn:
   buckets: [{name: atlas-datalake, size: 100Gi, storageClass: rook-ceph-datalake}]
 `
 
-// ConsumeInstance is ConsumeDeclaration (edited by edit) rendered against
-// the example contract.
-func ConsumeInstance(t testing.TB, edit func(string) string) *policy.Context {
+// Declaration is ConsumeDeclaration edited by edit (nil: as is), parsed.
+func Declaration(t testing.TB, edit func(string) string) *validate.Declaration {
 	t.Helper()
 	decl := ConsumeDeclaration
 	if edit != nil {
@@ -64,7 +63,7 @@ func ConsumeInstance(t testing.TB, edit func(string) string) *policy.Context {
 	if len(problems) > 0 {
 		t.Fatalf("declaration: %v", problems)
 	}
-	return NewInstance(d, ExampleContract(t, nil), "root")
+	return d
 }
 
 // ConsumePod is a Pod of citation with the pod spec spec (indented YAML),
@@ -83,21 +82,38 @@ func ParseObjects(t testing.TB, stream string) []*yaml.RNode {
 	return objs
 }
 
-// Check runs rule r over objs as policy.Check does, the facts of
-// gatherers gathered first, and fails the test when r emits a code its
-// Codes does not declare.
-func Check(t testing.TB, r policy.Rule, in *policy.Context, objs []*yaml.RNode, gatherers ...policy.Gatherer) problem.Problems {
-	ps := policy.Check(in, []policy.Rule{r}, gatherers, objs)
-	declared := map[string]bool{}
-	for _, c := range r.Codes() {
-		declared[c.Name] = true
+// EmitsDeclared fails the test when rule (named in the message) emitted a
+// problem of a code its Codes do not declare.
+func EmitsDeclared(t testing.TB, rule any, declared []string, ps problem.Problems) {
+	t.Helper()
+	known := map[string]bool{}
+	for _, c := range declared {
+		known[c] = true
 	}
 	for _, p := range ps {
-		if !declared[p.Code] {
-			t.Errorf("%T emits %s, which its Codes does not declare", r, p.Code)
+		if !known[p.Code] {
+			t.Errorf("%T emits %s, which its Codes does not declare", rule, p.Code)
 		}
 	}
-	return ps
+}
+
+// CodesAndPaths is "code path" per problem, sorted as the render sorts.
+func CodesAndPaths(ps problem.Problems) []string {
+	var out []string
+	for _, p := range ps.Sorted() {
+		out = append(out, p.Code+" "+p.Path)
+	}
+	return out
+}
+
+// Lines shows problems as "code path: message", the part the rules
+// decide (files and lines are the context's).
+func Lines(ps problem.Problems) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%s %s: %s", p.Code, p.Path, p.Message))
+	}
+	return out
 }
 
 // Codes lists each problem as "code message" for the cases' assertions.

@@ -36,7 +36,7 @@ spec: {selector: {codeloc.dev/code-location: citation}, ports: [{name: grpc, por
 			saved := Rules
 			Rules = rules
 			defer func() { Rules = saved }()
-			in := policytest.ConsumeInstance(t, nil)
+			in := consumeInstance(t, nil)
 			Check(in, policytest.ParseObjects(t, stream))
 			if diff := cmp.Diff(wantKeys, in.SecretKeys()); diff != "" {
 				t.Errorf("secret keys (-want +got):\n%s", diff)
@@ -46,4 +46,11 @@ spec: {selector: {codeloc.dev/code-location: citation}, ports: [{name: grpc, por
 			}
 		})
 	}
+}
+
+// consumeInstance is policytest.ConsumeDeclaration (edited by edit)
+// rendered against the example contract.
+func consumeInstance(t testing.TB, edit func(string) string) *policy.Context {
+	t.Helper()
+	return policy.NewContext(policytest.Declaration(t, edit), policytest.ExampleContract(t, nil), policytest.Locator("root"))
 }
