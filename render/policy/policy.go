@@ -10,9 +10,9 @@
 // learn: the Dagster code server's location), then runs every rule, which
 // only reads them, so that one render says every problem in any order.
 // The Dagster rules live in render/policy/dagster, which judges the run
-// pods it finds through this package's API (runpod.go); render/policy/rules
-// assembles both lists. Apply then edits the objects as the cluster deploys them
-// (namespace, labels, bucket references).
+// pods it finds through this package's API (runpod.go);
+// render/policy/rules assembles both lists. Apply then edits the objects
+// as the cluster deploys them (namespace, labels, bucket references).
 package policy
 
 import (
