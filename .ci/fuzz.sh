@@ -19,7 +19,7 @@ targets=(
 	"./plugin FuzzFromEnviron"
 	"./render FuzzRender"
 	"./validate/sqllint FuzzLint"
-	"./render/policy FuzzContainerContext"
+	"./render/policy/dagster FuzzContainerContext"
 )
 [ $# -eq 2 ] && targets=("$1 $2")
 OUT=${OUT:-_out/fuzz}

@@ -4,7 +4,7 @@ import (
 	"maps"
 
 	"github.com/codeloc/codeloc/render/build"
-	"github.com/codeloc/codeloc/render/policy"
+	"github.com/codeloc/codeloc/render/policy/rules"
 )
 
 // Problem codes of the request, before the build.
@@ -32,6 +32,6 @@ var RequestCodeDocs = map[string]string{
 var CodeDocs = func() map[string]string {
 	docs := maps.Clone(RequestCodeDocs)
 	maps.Copy(docs, build.CodeDocs)
-	maps.Copy(docs, policy.CodeDocs)
+	maps.Copy(docs, rules.CodeDocs)
 	return docs
 }()

@@ -6,6 +6,7 @@ import (
 	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/policy"
+	"github.com/codeloc/codeloc/render/policy/rules"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -32,7 +33,7 @@ func Locate(req Request) (*workspace.Location, error) {
 		return nil, present(req, errs)
 	}
 	in := policy.NewContext(d, req.Contract, built.Locator)
-	if ps := policy.Locate(in, built.Objects); len(ps) > 0 {
+	if ps := rules.Locate(in, built.Objects); len(ps) > 0 {
 		return nil, present(req, ps)
 	}
 	return in.GRPCLocation(), nil

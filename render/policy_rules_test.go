@@ -16,6 +16,7 @@ import (
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/render/policy"
+	policyrules "github.com/codeloc/codeloc/render/policy/rules"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -59,12 +60,12 @@ func renderFixture(t *testing.T, dir string) string {
 	return fmt.Sprintf("%s\nwarnings: %v\nlocation: %+v", out, res.Warnings, res.Location)
 }
 
-// withRules runs f with policy.Rules set to rules.
+// withRules runs f with the rule list (policyrules.Rules) set to rules.
 func withRules(t *testing.T, rules []policy.Rule, f func()) {
 	t.Helper()
-	saved := policy.Rules
-	policy.Rules = rules
-	defer func() { policy.Rules = saved }()
+	saved := policyrules.Rules
+	policyrules.Rules = rules
+	defer func() { policyrules.Rules = saved }()
 	f()
 }
 
@@ -79,11 +80,11 @@ func TestRuleOrderChangesNothing(t *testing.T) {
 	for _, dir := range dirs {
 		want[dir] = renderFixture(t, dir)
 	}
-	reversed := slices.Clone(policy.Rules)
+	reversed := slices.Clone(policyrules.Rules)
 	slices.Reverse(reversed)
 	orders := map[string][]policy.Rule{"reversed": reversed}
 	for seed := range uint64(3) {
-		rules := slices.Clone(policy.Rules)
+		rules := slices.Clone(policyrules.Rules)
 		rand.New(rand.NewPCG(seed, 29)).Shuffle(len(rules), func(i, j int) { rules[i], rules[j] = rules[j], rules[i] })
 		orders[fmt.Sprintf("seed %d", seed)] = rules
 	}
@@ -119,9 +120,9 @@ func (r recorder) Check(in *policy.Context, objs []*yaml.RNode) problem.Problems
 func TestRulesEmitDeclaredCodes(t *testing.T) {
 	t.Chdir("..")
 	var dir string
-	recs := make([]recorder, len(policy.Rules))
-	rules := make([]policy.Rule, len(policy.Rules))
-	for i, r := range policy.Rules {
+	recs := make([]recorder, len(policyrules.Rules))
+	rules := make([]policy.Rule, len(policyrules.Rules))
+	for i, r := range policyrules.Rules {
 		recs[i] = recorder{r, map[string][]string{}, &dir}
 		rules[i] = recs[i]
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/codeloc/codeloc/render/emit"
 	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/render/policy"
+	"github.com/codeloc/codeloc/render/policy/rules"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -154,7 +155,7 @@ func render(req Request, track bool) (*Result, error) {
 	}
 	in := policy.NewContext(d, req.Contract, built.Locator)
 	// The rules read the objects as built; the edits follow.
-	errs, checked := slices.Concat(built.Problems, policy.Check(in, objs)).Split()
+	errs, checked := slices.Concat(built.Problems, rules.Check(in, objs)).Split()
 	warnings = append(warnings, checked...)
 	if len(errs) > 0 {
 		return nil, append(errs, warnings...).Sorted()

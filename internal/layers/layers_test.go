@@ -46,6 +46,23 @@ var rules = []rule{{
 	Packages: []string{"render/..."},
 	Forbid:   cat([]string{"plugin/...", "sidecar/...", "appofapps/..."}, cli, mains),
 }, {
+	Name:     "render/policy holds no Dagster rule: render/policy/dagster imports it, render/policy/rules assembles both lists",
+	Packages: []string{"render/policy"},
+	Forbid:   []string{"render/policy/dagster", "render/policy/rules"},
+}, {
+	Name:     "render/policy/dagster imports no render above it: the rule list and the render take it",
+	Packages: []string{"render/policy/dagster"},
+	Forbid:   []string{"render", "render/emit/...", "render/policy/rules"},
+}, {
+	Name:     "only tests import render/policy/policytest, the rules' test harness",
+	Packages: []string{"..."},
+	Except:   []string{"render/policy/policytest"},
+	Forbid:   []string{"render/policy/policytest"},
+}, {
+	Name:     "render/policy/policytest links no rule package: render/policy's internal tests import it",
+	Packages: []string{"render/policy/policytest"},
+	Forbid:   []string{"render/policy", "render/policy/dagster", "render/policy/rules"},
+}, {
 	Name:     "no package imports a main package",
 	Packages: []string{"..."},
 	Forbid:   mains,

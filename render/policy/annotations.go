@@ -38,7 +38,7 @@ func (annotationRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 		}
 		eachAnnotation(o.YNode(), "", func(key, field string) {
 			if f := in.deniedAnnotation(key, field); f != nil {
-				ps = append(ps, in.problem(o, f.code, f.path, f.msg, f.hint))
+				ps = append(ps, in.problem(o, f.Code, f.Path, f.Msg, f.Hint))
 			}
 		})
 	}
@@ -48,7 +48,7 @@ func (annotationRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 // deniedAnnotation is the fault of annotation key at field, nil when the
 // contract does not deny it. Keys and prefixes are compared in lower
 // case: the API server takes an annotation's name part in any case.
-func (in *Context) deniedAnnotation(key, field string) *contextFault {
+func (in *Context) deniedAnnotation(key, field string) *Fault {
 	i := slices.IndexFunc(in.c.Policy.DeniedAnnotations, func(p string) bool {
 		return strings.HasPrefix(strings.ToLower(key), strings.ToLower(p))
 	})
@@ -60,7 +60,7 @@ func (in *Context) deniedAnnotation(key, field string) *contextFault {
 	if strings.EqualFold(key, prefix) {
 		why = "the contract's policy.deniedAnnotations lists it"
 	}
-	return &contextFault{CodeAnnotationDenied, field,
+	return &Fault{CodeAnnotationDenied, field,
 		fmt.Sprintf("annotation %s configures a controller every code-location shares: %s", key, why),
 		"remove it: what it sets reaches the other code-locations' traffic or Secrets; ask the platform for the setting"}
 }

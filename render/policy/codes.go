@@ -41,16 +41,11 @@ func Codes(rules []Rule) []Code {
 }
 
 // KubernetesCodeDocs describes each code of KubernetesRules and Conflicts
-// in a sentence; DagsterCodeDocs each of DagsterRules; CodeDocs all of
-// them. All three are derived from the rule lists.
-var (
-	KubernetesCodeDocs = docsOf(append(Codes(KubernetesRules), conflictCodes...))
-	DagsterCodeDocs    = docsOf(Codes(DagsterRules))
-	CodeDocs           = docsOf(slices.Concat(Codes(Rules), conflictCodes))
-)
+// in a sentence, derived from the rule list.
+var KubernetesCodeDocs = DocsOf(append(Codes(KubernetesRules), conflictCodes...))
 
-// docsOf maps each code to its sentence.
-func docsOf(codes []Code) map[string]string {
+// DocsOf maps each code to its sentence.
+func DocsOf(codes []Code) map[string]string {
 	m := make(map[string]string, len(codes))
 	for _, c := range codes {
 		m[c.Name] = c.Doc

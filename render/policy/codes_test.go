@@ -7,7 +7,7 @@ import "testing"
 // another.
 func TestCodesDeclaredOnce(t *testing.T) {
 	owner := map[string]string{}
-	for _, c := range append(Codes(Rules), conflictCodes...) {
+	for _, c := range append(Codes(KubernetesRules), conflictCodes...) {
 		if c.Doc == "" {
 			t.Errorf("%s has no sentence", c.Name)
 		}
@@ -16,7 +16,7 @@ func TestCodesDeclaredOnce(t *testing.T) {
 		}
 		owner[c.Name] = c.Doc
 	}
-	for _, r := range Rules {
+	for _, r := range KubernetesRules {
 		for _, c := range r.Codes() {
 			if owner[c.Name] == "" {
 				t.Errorf("%T reuses %s, which no rule documents", r, c.Name)

@@ -55,10 +55,10 @@ func (consumptionRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	return ps
 }
 
-// readSecretKeys are the (secret, key) pairs the pods, and the run pods of
-// their container contexts, read from the declared secrets, for the
-// preflight to check (a fact: gatherFacts).
-func (in *Context) readSecretKeys(objs []*yaml.RNode) map[string][]string {
+// readSecretKeys are the (secret, key) pairs the pods, and more (those the
+// run pods of their container contexts read), read from the declared
+// secrets, for the preflight to check (a fact: gatherFacts).
+func (in *Context) readSecretKeys(objs []*yaml.RNode, more []SecretKey) map[string][]string {
 	b := in.newBinding(objs)
 	for _, w := range in.decodedPods(objs) {
 		var c collector
@@ -67,10 +67,8 @@ func (in *Context) readSecretKeys(objs []*yaml.RNode) map[string][]string {
 			b.addKey(k.secret, k.key)
 		}
 	}
-	for _, k := range in.containerContexts(objs) {
-		for _, key := range contextCollector(k).keys {
-			b.addKey(key.secret, key.key)
-		}
+	for _, k := range more {
+		b.addKey(k.Secret, k.Key)
 	}
 	return b.declaredKeys()
 }
@@ -182,17 +180,17 @@ var referenceRules = map[string]struct {
 	code   string
 	reason func(*binding, string) (string, string)
 }{
-	kindSecret:         {CodeConsumeSecret, (*binding).secretProblem},
-	kindConfigMap:      {CodeConsumeConfigMap, (*binding).configMapProblem},
-	kindClaim:          {CodeConsumeClaim, (*binding).claimProblem},
-	kindServiceAccount: {CodeConsumeServiceAccount, (*binding).serviceAccountProblem},
+	KindSecret:         {CodeConsumeSecret, (*binding).secretProblem},
+	KindConfigMap:      {CodeConsumeConfigMap, (*binding).configMapProblem},
+	KindClaim:          {CodeConsumeClaim, (*binding).claimProblem},
+	KindServiceAccount: {CodeConsumeServiceAccount, (*binding).serviceAccountProblem},
 }
 
 // check returns the problem of one reference, if any.
 func (b *binding) check(o *yaml.RNode, r reference) *problem.Problem {
 	rule := referenceRules[r.kind]
 	msg, hint := rule.reason(b, r.name)
-	if r.name == "" && r.kind != kindServiceAccount { // "" is default for an account only
+	if r.name == "" && r.kind != KindServiceAccount { // "" is default for an account only
 		msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name: the API server refuses an empty one"
 	}
 	if msg == "" {
@@ -335,7 +333,7 @@ func (b *binding) serviceAccountPullSecrets(o *yaml.RNode) problem.Problems {
 		if n == nil {
 			continue
 		}
-		if p := b.check(o, reference{kindSecret, yaml.GetValue(n.Value), fmt.Sprintf("imagePullSecrets[%d].name", i)}); p != nil {
+		if p := b.check(o, reference{KindSecret, yaml.GetValue(n.Value), fmt.Sprintf("imagePullSecrets[%d].name", i)}); p != nil {
 			ps = append(ps, *p)
 		}
 	}
@@ -344,10 +342,10 @@ func (b *binding) serviceAccountPullSecrets(o *yaml.RNode) problem.Problems {
 
 // Kinds of the objects a pod spec references.
 const (
-	kindSecret         = "Secret"
-	kindConfigMap      = "ConfigMap"
-	kindClaim          = "PersistentVolumeClaim"
-	kindServiceAccount = "ServiceAccount"
+	KindSecret         = "Secret"
+	KindConfigMap      = "ConfigMap"
+	KindClaim          = "PersistentVolumeClaim"
+	KindServiceAccount = "ServiceAccount"
 )
 
 // reference is one object a pod spec names, at field (a path in the
@@ -378,13 +376,13 @@ func (c *collector) key(secret, key string, optional *bool) {
 // pod collects the references of a pod spec at path.
 func (c *collector) pod(spec *corev1.PodSpec, path string) {
 	for i, s := range spec.ImagePullSecrets {
-		c.ref(kindSecret, s.Name, fmt.Sprintf("%s.imagePullSecrets[%d].name", path, i))
+		c.ref(KindSecret, s.Name, fmt.Sprintf("%s.imagePullSecrets[%d].name", path, i))
 	}
 	if spec.ServiceAccountName != "" {
-		c.ref(kindServiceAccount, spec.ServiceAccountName, path+".serviceAccountName")
+		c.ref(KindServiceAccount, spec.ServiceAccountName, path+".serviceAccountName")
 	}
 	if sa := spec.DeprecatedServiceAccount; sa != "" && sa != spec.ServiceAccountName {
-		c.ref(kindServiceAccount, sa, path+".serviceAccount")
+		c.ref(KindServiceAccount, sa, path+".serviceAccount")
 	}
 	for i, ct := range spec.InitContainers {
 		c.env(ct.Env, ct.EnvFrom, fmt.Sprintf("%s.initContainers[%d]", path, i))
@@ -408,20 +406,20 @@ func (c *collector) env(env []corev1.EnvVar, envFrom []corev1.EnvFromSource, pat
 		}
 		field := fmt.Sprintf("%s.env[%d].valueFrom", path, i)
 		if r := e.ValueFrom.SecretKeyRef; r != nil {
-			c.ref(kindSecret, r.Name, field+".secretKeyRef.name")
+			c.ref(KindSecret, r.Name, field+".secretKeyRef.name")
 			c.key(r.Name, r.Key, r.Optional)
 		}
 		if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
-			c.ref(kindConfigMap, r.Name, field+".configMapKeyRef.name")
+			c.ref(KindConfigMap, r.Name, field+".configMapKeyRef.name")
 		}
 	}
 	for i, e := range envFrom {
 		field := fmt.Sprintf("%s.envFrom[%d]", path, i)
 		if r := e.SecretRef; r != nil {
-			c.ref(kindSecret, r.Name, field+".secretRef.name")
+			c.ref(KindSecret, r.Name, field+".secretRef.name")
 		}
 		if r := e.ConfigMapRef; r != nil {
-			c.ref(kindConfigMap, r.Name, field+".configMapRef.name")
+			c.ref(KindConfigMap, r.Name, field+".configMapRef.name")
 		}
 	}
 }
@@ -429,13 +427,13 @@ func (c *collector) env(env []corev1.EnvVar, envFrom []corev1.EnvFromSource, pat
 // volume collects the references of one volume at path.
 func (c *collector) volume(v corev1.VolumeSource, path string) {
 	if s := v.Secret; s != nil {
-		c.ref(kindSecret, s.SecretName, path+".secret.secretName")
+		c.ref(KindSecret, s.SecretName, path+".secret.secretName")
 		for _, item := range s.Items {
 			c.key(s.SecretName, item.Key, s.Optional)
 		}
 	}
 	if s := v.ConfigMap; s != nil {
-		c.ref(kindConfigMap, s.Name, path+".configMap.name")
+		c.ref(KindConfigMap, s.Name, path+".configMap.name")
 	}
 	if s := v.Projected; s != nil {
 		for i, src := range s.Sources {
@@ -443,7 +441,7 @@ func (c *collector) volume(v corev1.VolumeSource, path string) {
 		}
 	}
 	if s := v.PersistentVolumeClaim; s != nil {
-		c.ref(kindClaim, s.ClaimName, path+".persistentVolumeClaim.claimName")
+		c.ref(KindClaim, s.ClaimName, path+".persistentVolumeClaim.claimName")
 	}
 	if s := v.Ephemeral; s != nil {
 		field := path + ".ephemeral"
@@ -453,19 +451,19 @@ func (c *collector) volume(v corev1.VolumeSource, path string) {
 		c.ephemeral = append(c.ephemeral, field)
 	}
 	for _, r := range volumeSecretRefs(v) {
-		c.ref(kindSecret, r.name, path+"."+r.field)
+		c.ref(KindSecret, r.name, path+"."+r.field)
 	}
 }
 
 func (c *collector) projection(src corev1.VolumeProjection, path string) {
 	if s := src.Secret; s != nil {
-		c.ref(kindSecret, s.Name, path+".secret.name")
+		c.ref(KindSecret, s.Name, path+".secret.name")
 		for _, item := range s.Items {
 			c.key(s.Name, item.Key, s.Optional)
 		}
 	}
 	if s := src.ConfigMap; s != nil {
-		c.ref(kindConfigMap, s.Name, path+".configMap.name")
+		c.ref(KindConfigMap, s.Name, path+".configMap.name")
 	}
 }
 

@@ -13,10 +13,6 @@ import (
 )
 
 // consumePod is a Pod whose spec is the YAML spec (indented by 2).
-func consumePod(spec string) string {
-	return "apiVersion: v1\nkind: Pod\nmetadata: {name: citation-pod}\nspec:\n" + spec + "\n---\n"
-}
-
 func noDisk(s string) string { return strings.Replace(s, ", disk: 20Gi", "", 1) }
 
 func noBucket(s string) string {

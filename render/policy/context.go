@@ -33,16 +33,43 @@ type facts struct {
 	// checks they exist.
 	secretKeys map[string][]string
 	// grpc is where Dagster reaches the code server, nil when it runs
-	// none or cannot be reached (dagsterRule says why).
+	// none or cannot be reached (the Dagster rules say why).
 	grpc *workspace.Location
 }
 
+// Facts are what a Gatherer learns of the objects for the render.
+type Facts struct {
+	// SecretKeys are keys that pods other than the objects' pod specs
+	// read (the run pods a Dagster container context describes), declared
+	// or not: the facts keep those of declared secrets (SecretKeys).
+	SecretKeys []SecretKey
+	// GRPC is where Dagster reaches the code server (GRPCLocation), nil
+	// when it runs none or cannot be reached.
+	GRPC *workspace.Location
+}
+
+// Gatherer learns facts of the objects before any rule runs (Check): the
+// facts are never a rule's side effect, so that the rules' order changes
+// nothing. Gather may read the decoded pods (Pods); it reports nothing:
+// problems belong to rules.
+type Gatherer interface {
+	Gather(in *Context, objs []*yaml.RNode) Facts
+}
+
 // gatherFacts learns the facts of objs, in that order: the pods first,
-// which the others read. It reports nothing: problems belong to rules.
-func (in *Context) gatherFacts(objs []*yaml.RNode) {
+// which the others read, then the gatherers' facts, then the secret keys
+// the pods and the gatherers' pods read.
+func (in *Context) gatherFacts(gatherers []Gatherer, objs []*yaml.RNode) {
 	in.facts = facts{pods: decodePods(objs)}
-	in.secretKeys = in.readSecretKeys(objs)
-	in.grpc, _ = in.codeServerLocation(objs)
+	var keys []SecretKey
+	for _, g := range gatherers {
+		f := g.Gather(in, objs)
+		keys = append(keys, f.SecretKeys...)
+		if f.GRPC != nil {
+			in.grpc = f.GRPC
+		}
+	}
+	in.secretKeys = in.readSecretKeys(objs, keys)
 }
 
 // NewContext returns the context of a render of d against c whose objects
@@ -55,6 +82,11 @@ func NewContext(d *validate.Declaration, c *validate.Contract, loc *build.Locato
 // contexts) read from each declared secret, sorted; nil when none (known
 // once Check ran).
 func (in *Context) SecretKeys() map[string][]string { return in.secretKeys }
+
+// GRPCLocation is where the platform's Dagster reaches the code-location's
+// code server, nil when it runs none (known once Check ran without
+// problems).
+func (in *Context) GRPCLocation() *workspace.Location { return in.grpc }
 
 // problem is a problem of object o at field, placed in o's own file.
 func (in *Context) problem(o *yaml.RNode, code, field, msg, hint string) problem.Problem {

@@ -17,8 +17,8 @@ var standardResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.Resourc
 
 // deviceFaults checks the resources each container requests and the
 // resource claims (dynamic resource allocation) of a pod spec at path.
-func (in *Context) deviceFaults(spec *corev1.PodSpec, path string) []contextFault {
-	var faults []contextFault
+func (in *Context) deviceFaults(spec *corev1.PodSpec, path string) []Fault {
+	var faults []Fault
 	claims := map[string]bool{}
 	for i, c := range spec.ResourceClaims {
 		claims[c.Name] = true
@@ -45,8 +45,8 @@ func (in *Context) deviceFaults(spec *corev1.PodSpec, path string) []contextFaul
 
 // resourceFaults refuses the resources who requests or limits in r (at
 // path) beyond the standard ones and the contract's extendedResources.
-func (in *Context) resourceFaults(who string, r corev1.ResourceRequirements, path string) []contextFault {
-	var faults []contextFault
+func (in *Context) resourceFaults(who string, r corev1.ResourceRequirements, path string) []Fault {
+	var faults []Fault
 	listed := in.c.Policy.ExtendedResources
 	for _, from := range []struct {
 		name string
@@ -58,12 +58,12 @@ func (in *Context) resourceFaults(who string, r corev1.ResourceRequirements, pat
 			}
 			field := fmt.Sprintf("%s.%s.%s", path, from.name, name)
 			if strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
-				faults = append(faults, contextFault{CodeResourceExtended, field,
+				faults = append(faults, Fault{CodeResourceExtended, field,
 					fmt.Sprintf("%s %s %s: huge pages are node memory reserved apart from the declared resources.memory", who, from.name, name),
 					"remove it and request memory: a code-location's memory is what its declaration budgets"})
 				continue
 			}
-			faults = append(faults, contextFault{CodeResourceExtended, field,
+			faults = append(faults, Fault{CodeResourceExtended, field,
 				fmt.Sprintf("%s %s %s, which the contract's policy.extendedResources does not list: a device of the nodes, outside the declaration", who, from.name, name),
 				listedHint("policy.extendedResources", listed, "extended resource such as a GPU")})
 		}
@@ -75,19 +75,19 @@ func (in *Context) resourceFaults(who string, r corev1.ResourceRequirements, pat
 // ResourceClaimTemplate the contract lists: a ResourceClaim by name is a
 // device allocation shared beyond the pod, another code-location's
 // included.
-func (in *Context) podClaimFaults(c corev1.PodResourceClaim, path string) []contextFault {
+func (in *Context) podClaimFaults(c corev1.PodResourceClaim, path string) []Fault {
 	listed := in.c.Policy.ResourceClaimTemplates
 	switch {
 	case c.ResourceClaimName != nil:
-		return []contextFault{{CodeResourceClaim, path + ".resourceClaimName",
+		return []Fault{{CodeResourceClaim, path + ".resourceClaimName",
 			fmt.Sprintf("claim %q uses the ResourceClaim %q: devices allocated to whoever shares it, outside the declaration", c.Name, *c.ResourceClaimName),
 			"set resourceClaimTemplateName to a ResourceClaimTemplate the platform lists in policy.resourceClaimTemplates: each pod then gets its own claim"}}
 	case c.ResourceClaimTemplateName != nil && !slices.Contains(listed, *c.ResourceClaimTemplateName):
-		return []contextFault{{CodeResourceClaim, path + ".resourceClaimTemplateName",
+		return []Fault{{CodeResourceClaim, path + ".resourceClaimTemplateName",
 			fmt.Sprintf("claim %q comes from the ResourceClaimTemplate %q, which the contract's policy.resourceClaimTemplates does not list", c.Name, *c.ResourceClaimTemplateName),
 			listedHint("policy.resourceClaimTemplates", listed, "ResourceClaimTemplate")}}
 	case c.ResourceClaimTemplateName == nil:
-		return []contextFault{{CodeResourceClaim, path,
+		return []Fault{{CodeResourceClaim, path,
 			fmt.Sprintf("claim %q names no ResourceClaimTemplate", c.Name),
 			"set resourceClaimTemplateName to a template the platform lists in policy.resourceClaimTemplates"}}
 	}
@@ -96,13 +96,13 @@ func (in *Context) podClaimFaults(c corev1.PodResourceClaim, path string) []cont
 
 // containerClaimFaults refuses a container's resources.claims that name
 // no claim of the pod (the API server refuses them too).
-func containerClaimFaults(who string, claims []corev1.ResourceClaim, pod map[string]bool, path string) []contextFault {
-	var faults []contextFault
+func containerClaimFaults(who string, claims []corev1.ResourceClaim, pod map[string]bool, path string) []Fault {
+	var faults []Fault
 	for j, c := range claims {
 		if pod[c.Name] {
 			continue // the pod's claim is checked itself
 		}
-		faults = append(faults, contextFault{CodeResourceClaim, fmt.Sprintf("%s.claims[%d].name", path, j),
+		faults = append(faults, Fault{CodeResourceClaim, fmt.Sprintf("%s.claims[%d].name", path, j),
 			fmt.Sprintf("%s uses claim %q, which is not among the pod's resourceClaims", who, c.Name),
 			"name a claim of the pod's spec.resourceClaims, made from a ResourceClaimTemplate the platform lists in policy.resourceClaimTemplates"})
 	}

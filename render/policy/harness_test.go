@@ -1,70 +1,41 @@
 package policy
 
-// The one harness of the rules' tests: the example contract, a
-// code-location's context, objects parsed from YAML, one rule run as Check
-// runs it (facts first, its codes declared), and the problem lines the
-// cases compare.
+// The rules' tests take render/policy/policytest's harness (the example
+// contract, the declaration, objects parsed from YAML, the problem lines);
+// here, a code-location's context and one rule run as Check runs it.
 
 import (
-	"fmt"
-	"path/filepath"
 	"testing"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/problem"
-	"github.com/codeloc/codeloc/render/build"
+	"github.com/codeloc/codeloc/render/policy/policytest"
 	"github.com/codeloc/codeloc/validate"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// exampleContract is the embedded example contract, edited by tune.
-func exampleContract(t testing.TB, tune func(*validate.Contract)) *validate.Contract {
-	t.Helper()
-	c, problems := validate.LoadContract("")
-	if len(problems) > 0 {
-		t.Fatalf("example contract: %v", problems)
-	}
-	if tune != nil {
-		tune(c)
-	}
-	return c
-}
+// The harness's helpers under the names the cases use.
+var (
+	exampleContract = policytest.ExampleContract
+	parseObjects    = policytest.ParseObjects
+	consumePod      = policytest.ConsumePod
+	codesAndPaths   = policytest.CodesAndPaths
+	podRuleLines    = policytest.Lines
+)
 
 // newInstance is the render of d against c, its objects placed in dir's
 // kustomization.yaml.
 func newInstance(d *validate.Declaration, c *validate.Contract, dir string) *Context {
-	return NewContext(d, c, build.NewLocator(filepath.Join(dir, "kustomization.yaml")))
+	return NewContext(d, c, policytest.Locator(dir))
 }
 
-// consumeDeclaration declares a secret, a bucket and a disk; the cases
-// edit it.
-const consumeDeclaration = `codeLocation: citation
-ready: true
-revision: a3f9c1d
-contractVersion: 3
-resources: {cpu: 500m, memory: 1Gi, disk: 20Gi}
-dependsOn:
-  database: [pgvector]
-  secrets: [pgvector-pg-auth]
-  buckets: [{name: atlas-datalake, size: 100Gi, storageClass: rook-ceph-datalake}]
-`
-
-// consumeInstance is consumeDeclaration (edited by edit) rendered against
-// the example contract.
+// consumeInstance is policytest.ConsumeDeclaration (edited by edit)
+// rendered against the example contract.
 func consumeInstance(t testing.TB, edit func(string) string) *Context {
 	t.Helper()
-	decl := consumeDeclaration
-	if edit != nil {
-		decl = edit(decl)
-	}
-	d, problems := validate.ParseDeclaration(validate.ManifestFile, []byte(decl))
-	if len(problems) > 0 {
-		t.Fatalf("declaration: %v", problems)
-	}
-	return newInstance(d, exampleContract(t, nil), "root")
+	return newInstance(policytest.Declaration(t, edit), exampleContract(t, nil), "root")
 }
 
 // kindsInstance is code-location citation rendered against the example
@@ -89,57 +60,20 @@ func podRuleInstance(t *testing.T, tune func(*validate.Contract)) *Context {
 	return newInstance(d, exampleContract(t, tune), t.TempDir())
 }
 
-// parseObjects parses a YAML stream of objects.
-func parseObjects(t testing.TB, stream string) []*yaml.RNode {
-	t.Helper()
-	objs, err := kio.FromBytes([]byte(stream))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
-}
-
 // check runs rule r over objs as Check does, the facts gathered first, and
 // fails the test when r emits a code its Codes does not declare.
 func check(t testing.TB, r Rule, in *Context, objs []*yaml.RNode) problem.Problems {
-	in.gatherFacts(objs)
-	ps := r.Check(in, objs)
-	declared := map[string]bool{}
-	for _, c := range r.Codes() {
-		declared[c.Name] = true
-	}
-	for _, p := range ps {
-		if !declared[p.Code] {
-			t.Errorf("%T emits %s, which its Codes does not declare", r, p.Code)
-		}
-	}
+	t.Helper()
+	ps := Check(in, []Rule{r}, nil, objs)
+	policytest.EmitsDeclared(t, r, codeNames(r), ps)
 	return ps
 }
 
-// codesAndPaths is "code path" per problem, sorted as the render sorts.
-func codesAndPaths(ps problem.Problems) []string {
+// codeNames are the names of the codes r declares.
+func codeNames(r Rule) []string {
 	var out []string
-	for _, p := range ps.Sorted() {
-		out = append(out, p.Code+" "+p.Path)
-	}
-	return out
-}
-
-// podRuleLines shows problems as "code path: message", the part the rules
-// decide (files and lines are the context's).
-func podRuleLines(ps problem.Problems) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, fmt.Sprintf("%s %s: %s", p.Code, p.Path, p.Message))
-	}
-	return out
-}
-
-// codes lists each problem as "code message" for the cases' assertions.
-func codes(ps problem.Problems) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Code+" "+p.Message)
+	for _, c := range r.Codes() {
+		out = append(out, c.Name)
 	}
 	return out
 }

@@ -2,15 +2,17 @@
 // over the objects kustomize built: what the objects may be (scope, kinds,
 // well-formed), what they may be named (ownership, identities), what their
 // pods may consume, request and run as (consumption, requests, images, pod
-// security) and what their RBAC may grant; and the Dagster code server
-// among them (DagsterRules). Each rule family is one small type behind
-// Rule, in a file of its own, declaring the codes it emits and their
-// sentences beside its Check (the codes' docs derive from the rule list).
-// Check first gathers the facts the rules share (the decoded pods, the
-// secret keys they read, the code server's location), then runs every
-// rule, which only reads them, so that one render says every problem in
-// any order. Apply then edits the objects as the cluster deploys them
-// (namespace, labels, bucket references).
+// security) and what their RBAC may grant (KubernetesRules). Each rule
+// family is one small type behind Rule, in a file of its own, declaring
+// the codes it emits and their sentences beside its Check (the codes'
+// docs derive from the rule list). Check first gathers the facts the rules
+// share (the decoded pods, the secret keys they read, and what Gatherers
+// learn: the Dagster code server's location), then runs every rule, which
+// only reads them, so that one render says every problem in any order.
+// The Dagster rules live in render/policy/dagster, which judges the run
+// pods it finds through this package's API (runpod.go);
+// render/policy/rules assembles both lists. Apply then edits the objects
+// as the cluster deploys them (namespace, labels, bucket references).
 package policy
 
 import (
@@ -30,10 +32,6 @@ type Rule interface {
 	// Check returns every problem of objs the rule finds.
 	Check(in *Context, objs []*yaml.RNode) problem.Problems
 }
-
-// Rules are the rules Check runs. Their order changes nothing: they share
-// the facts gatherFacts learns first and only read them.
-var Rules = slices.Concat(KubernetesRules, DagsterRules)
 
 // KubernetesRules hold the objects to Kubernetes' and the contract's rules.
 // A new rule is a file of its own and one line here.
@@ -56,19 +54,13 @@ var KubernetesRules = []Rule{
 	quantityRule{},
 }
 
-// DagsterRules hold the Dagster code server to the declaration: how the
-// platform's Dagster reaches it, and the run pods it launches.
-var DagsterRules = []Rule{
-	containerContextRule{},
-	dagsterRule{},
-}
-
-// Check gathers the facts the rules share, then runs every rule over the
-// objects as kustomize built them.
-func Check(in *Context, objs []*yaml.RNode) problem.Problems {
-	in.gatherFacts(objs)
+// Check gathers the facts the rules share (the pods, then what each of
+// gatherers learns), then runs every rule over the objects as kustomize
+// built them. The rules' order changes nothing: they only read the facts.
+func Check(in *Context, rules []Rule, gatherers []Gatherer, objs []*yaml.RNode) problem.Problems {
+	in.gatherFacts(gatherers, objs)
 	var ps problem.Problems
-	for _, r := range Rules {
+	for _, r := range rules {
 		ps = slices.Concat(ps, r.Check(in, objs))
 	}
 	return ps

@@ -16,7 +16,8 @@ import (
 // (volumes.go), the devices they request (devices.go) and the
 // cluster-level objects they name (PriorityClass, RuntimeClass,
 // scheduler: clusterrefs.go). The same checks run on the run pods a
-// Dagster container context describes (containerContextRule).
+// Dagster container context describes (PodReach and the like, which
+// render/policy/dagster calls).
 type reachRule struct{}
 
 // Codes of reachRule: stable, contracts, fixtures and scripts name them.
@@ -41,7 +42,7 @@ func (reachRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	var ps problem.Problems
 	for _, w := range in.decodedPods(objs) {
 		for _, f := range in.podReach(w.spec, w.path) {
-			ps = append(ps, in.problem(w.o, f.code, f.path, f.msg, f.hint))
+			ps = append(ps, in.problem(w.o, f.Code, f.Path, f.Msg, f.Hint))
 		}
 	}
 	return ps
@@ -49,40 +50,10 @@ func (reachRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 
 // podReach returns the faults of one pod spec at path: volumes, devices
 // and cluster-level references.
-func (in *Context) podReach(spec *corev1.PodSpec, path string) []contextFault {
+func (in *Context) podReach(spec *corev1.PodSpec, path string) []Fault {
 	faults := in.volumeFaults(spec.Volumes, path+".volumes")
 	faults = append(faults, in.deviceFaults(spec, path)...)
 	return append(faults, in.clusterRefFaults(spec, path)...)
-}
-
-// contextReach runs the reach checks on what a Dagster container context
-// hands its run pods (and the code servers of server_k8s_config), each
-// where the context sets it.
-func (in *Context) contextReach(k *k8sContext) []contextFault {
-	faults := in.volumeFaults(k.volumes, "k8s.volumes")
-	if k.resources != nil {
-		faults = append(faults, in.resourceFaults("the run pods' container", *k.resources, "k8s.resources")...)
-	}
-	if k.schedulerName != "" {
-		faults = append(faults, schedulerFaults(k.schedulerName, "k8s.scheduler_name")...)
-	}
-	for _, rc := range []struct {
-		path string
-		cfg  runConfig
-	}{{"k8s.run_k8s_config", k.run}, {"k8s.server_k8s_config", k.server}} {
-		if c := rc.cfg.container; c != nil {
-			faults = append(faults, in.resourceFaults("the run pods' container", c.Resources, rc.path+".container_config.resources")...)
-		}
-		if rc.cfg.pod != nil {
-			faults = append(faults, in.podReach(rc.cfg.pod, rc.path+".pod_spec_config")...)
-		}
-		for _, a := range rc.cfg.annotations {
-			if f := in.deniedAnnotation(a.name, a.field); f != nil {
-				faults = append(faults, *f)
-			}
-		}
-	}
-	return faults
 }
 
 // listedHint is the fix of a name a contract list does not hold: one of

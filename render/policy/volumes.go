@@ -54,8 +54,8 @@ const (
 
 // volumeFaults checks each volume of volumes (at path) against the
 // allowlist.
-func (in *Context) volumeFaults(volumes []corev1.Volume, path string) []contextFault {
-	var faults []contextFault
+func (in *Context) volumeFaults(volumes []corev1.Volume, path string) []Fault {
+	var faults []Fault
 	for i, v := range volumes {
 		at := fmt.Sprintf("%s[%d]", path, i)
 		for _, t := range setFields(v.VolumeSource) {
@@ -76,7 +76,7 @@ func (in *Context) volumeFaults(volumes []corev1.Volume, path string) []contextF
 }
 
 // volumeTypeFault refuses volume name of type t.
-func (in *Context) volumeTypeFault(name, t, field string) contextFault {
+func (in *Context) volumeTypeFault(name, t, field string) Fault {
 	what, known := volumeKinds[t]
 	if !known {
 		what = "a volume type outside the allowlist"
@@ -89,7 +89,7 @@ func (in *Context) volumeTypeFault(name, t, field string) contextFault {
 	case "image":
 		hint = "copy the files into the container's image, or ship them in a ConfigMap of the kustomize root"
 	}
-	return contextFault{CodeVolumeType, field, msg, hint + "; " + allowedVolumesText}
+	return Fault{CodeVolumeType, field, msg, hint + "; " + allowedVolumesText}
 }
 
 // storageHint points at the storage a code-location may have.
@@ -103,26 +103,26 @@ func (in *Context) storageHint() string {
 
 // csiFaults refuses an inline CSI volume whose driver the contract does
 // not list (its nodePublishSecretRef is consumptionRule's).
-func (in *Context) csiFaults(v corev1.Volume, at string) []contextFault {
+func (in *Context) csiFaults(v corev1.Volume, at string) []Fault {
 	drivers := in.c.Policy.CSIDrivers
 	if slices.Contains(drivers, v.CSI.Driver) {
 		return nil
 	}
-	return []contextFault{{CodeVolumeType, at + ".csi.driver",
+	return []Fault{{CodeVolumeType, at + ".csi.driver",
 		fmt.Sprintf("volume %q uses CSI driver %q, which the contract's policy.csiDrivers does not list: a driver mounts whatever it serves, outside the declaration", v.Name, v.CSI.Driver),
 		listedHint("policy.csiDrivers", drivers, "inline CSI driver")}}
 }
 
 // projectionFaults refuses the sources of a projected volume outside
 // allowedProjections.
-func projectionFaults(v corev1.Volume, at string) []contextFault {
-	var faults []contextFault
+func projectionFaults(v corev1.Volume, at string) []Fault {
+	var faults []Fault
 	for i, src := range v.Projected.Sources {
 		for _, t := range setFields(src) {
 			if slices.Contains(allowedProjections, t) {
 				continue
 			}
-			faults = append(faults, contextFault{CodeVolumeType, fmt.Sprintf("%s.projected.sources[%d].%s", at, i, t),
+			faults = append(faults, Fault{CodeVolumeType, fmt.Sprintf("%s.projected.sources[%d].%s", at, i, t),
 				fmt.Sprintf("volume %q projects %s, a source outside the allowlist", v.Name, t),
 				"project only " + strings.Join(allowedProjections, ", ")})
 		}

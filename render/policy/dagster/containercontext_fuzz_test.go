@@ -1,7 +1,6 @@
-package policy
+package dagster
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/codeloc/codeloc/render/build"
+	"github.com/codeloc/codeloc/render/policy"
+	"github.com/codeloc/codeloc/render/policy/policytest"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -45,22 +45,21 @@ var contextFuzzSeeds = []string{
 	"{\"k8s\": {\"labels\": {\"x\\ny\": \"z\"}, \"env_secrets\": [\"\\u2028\"]}}",
 }
 
-// contextFuzzInstance is citation's declaration (consumeDeclaration, with
-// a platform ConfigMap and ServiceAccount) against the example contract.
+// contextFuzzInstance is citation's declaration
+// (policytest.ConsumeDeclaration, with a platform ConfigMap and
+// ServiceAccount) against the example contract.
 func contextFuzzInstance(f *testing.F) (*validate.Declaration, *validate.Contract) {
-	c := exampleContract(f, nil)
-	d, problems := validate.ParseDeclaration(validate.ManifestFile, []byte(consumeDeclaration+"  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"))
-	if len(problems) > 0 {
-		f.Fatalf("declaration: %v", problems)
-	}
-	return d, c
+	d := policytest.Declaration(f, func(s string) string {
+		return s + "  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"
+	})
+	return d, policytest.ExampleContract(f, nil)
 }
 
 // contextFuzzObjects is a shipped ConfigMap and a Pod of citation whose
 // container hands the run pods text as its container context, through
 // the literal env var: the bytes set on the node, not through YAML.
 func contextFuzzObjects(t *testing.T, text string) []*yaml.RNode {
-	objs, err := kio.FromBytes([]byte(consumePod(`  containers: [{name: dagster, image: registry:80/citation-dagster:a3f9c1d, env: [{name: DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT, value: x}]}]`)))
+	objs, err := kio.FromBytes([]byte(policytest.ConsumePod(`  containers: [{name: dagster, image: registry:80/citation-dagster:a3f9c1d, env: [{name: DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT, value: x}]}]`)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,23 +78,23 @@ func contextFuzzObjects(t *testing.T, text string) []*yaml.RNode {
 // yields documented problems of one line each, the same twice over, within
 // the budget; never a panic.
 //
-//	go test ./render/policy -run '^$' -fuzz '^FuzzContainerContext$' -fuzztime 60s
+//	go test ./render/policy/dagster -run '^$' -fuzz '^FuzzContainerContext$' -fuzztime 60s
 func FuzzContainerContext(f *testing.F) {
 	for _, s := range contextFuzzSeeds {
 		f.Add(s)
 	}
 	d, c := contextFuzzInstance(f)
-	loc := build.NewLocator(filepath.Join("root", "kustomization.yaml"))
+	loc := policytest.Locator("root")
 	f.Fuzz(func(t *testing.T, text string) {
 		type result struct {
-			faults   []contextFault
+			faults   []policy.Fault
 			problems problem.Problems
 		}
 		objs := contextFuzzObjects(t, text)
 		done := make(chan result, 1)
 		go func() {
-			in := NewContext(d, c, loc)
-			faults := in.newBinding(objs).checkContext(text)
+			in := policy.NewContext(d, c, loc)
+			faults := contextChecker{in, in.Binding(objs)}.checkContext(text)
 			done <- result{faults, check(t, containerContextRule{}, in, objs)}
 		}()
 		var r result
@@ -105,16 +104,16 @@ func FuzzContainerContext(f *testing.F) {
 			t.Fatalf("checking a container context of %d bytes outlasted %s", len(text), contextFuzzBudget)
 		}
 		for _, f := range r.faults {
-			if _, ok := CodeDocs[f.code]; !ok {
-				t.Fatalf("undocumented code %q: %s %s", f.code, f.path, f.msg)
+			if _, ok := codeDocs[f.Code]; !ok {
+				t.Fatalf("undocumented code %q: %s %s", f.Code, f.Path, f.Msg)
 			}
-			if f.msg == "" || f.hint == "" {
+			if f.Msg == "" || f.Hint == "" {
 				t.Fatalf("a fault without a message or a hint: %+v", f)
 			}
 		}
 		var lines []string
 		for _, p := range r.problems {
-			if _, ok := CodeDocs[p.Code]; !ok {
+			if _, ok := codeDocs[p.Code]; !ok {
 				t.Fatalf("undocumented code %q: %s", p.Code, p)
 			}
 			s := p.String()
@@ -130,7 +129,7 @@ func FuzzContainerContext(f *testing.F) {
 			t.Fatalf("the rule reports %d problems, the decoder %d faults", len(r.problems), len(r.faults))
 		}
 		// Map order must not leak into the answer: Argo CD caches it.
-		again := check(t, containerContextRule{}, NewContext(d, c, loc), contextFuzzObjects(t, text))
+		again := check(t, containerContextRule{}, policy.NewContext(d, c, loc), contextFuzzObjects(t, text))
 		var second []string
 		for _, p := range again {
 			second = append(second, p.String())

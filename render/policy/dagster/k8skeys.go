@@ -1,4 +1,4 @@
-package policy
+package dagster
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package policy
+package dagster
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/render/policy"
 )
 
 // The environment variables a Dagster code server reads its container
@@ -35,7 +37,7 @@ type contextSource struct {
 func shippedConfigMaps(objs []*yaml.RNode) map[string]*yaml.RNode {
 	out := map[string]*yaml.RNode{}
 	for _, o := range objs {
-		if o.GetApiVersion() == "v1" && o.GetKind() == "ConfigMap" && !handledByPolicy(o) {
+		if o.GetApiVersion() == "v1" && o.GetKind() == "ConfigMap" && !policy.HandledByPolicy(o) {
 			out[o.GetName()] = o
 		}
 	}

@@ -1,18 +1,17 @@
-package policy
+package dagster
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/codeloc/codeloc/internal/problem"
 
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	psaapi "k8s.io/pod-security-admission/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/render/policy"
 )
 
 // containerContextRule holds the run pods Dagster launches from a code
@@ -33,40 +32,40 @@ const (
 )
 
 // Codes are the codes containerContextRule emits.
-func (containerContextRule) Codes() []Code {
-	return append([]Code{
-		{CodeContextInvalid, "A Dagster container context is not JSON, or not Dagster's K8sContainerContext schema (an unknown key, a wrong type): Dagster would refuse it too."},
-		{CodeContextUnreadable, "A Dagster container context comes from where codeloc cannot read it (a Secret, a ConfigMap the render does not ship, an env var at run time): what it hands the run pods would be unknown."},
-		{CodeContextNamespace, "A Dagster container context launches run pods in another namespace than the contract's."},
-		{CodeContextField, "A Dagster container context sets what Dagster and the cluster own on run pods: reserved labels, the Job's pod template or pod count."},
-	}, Reuse(
+func (containerContextRule) Codes() []policy.Code {
+	return append([]policy.Code{
+		{Name: CodeContextInvalid, Doc: "A Dagster container context is not JSON, or not Dagster's K8sContainerContext schema (an unknown key, a wrong type): Dagster would refuse it too."},
+		{Name: CodeContextUnreadable, Doc: "A Dagster container context comes from where codeloc cannot read it (a Secret, a ConfigMap the render does not ship, an env var at run time): what it hands the run pods would be unknown."},
+		{Name: CodeContextNamespace, Doc: "A Dagster container context launches run pods in another namespace than the contract's."},
+		{Name: CodeContextField, Doc: "A Dagster container context sets what Dagster and the cluster own on run pods: reserved labels, the Job's pod template or pod count."},
+	}, policy.Reuse(
 		// The run pods are held to what a pod spec is held to.
-		CodeConsumeSecret, CodeConsumeConfigMap, CodeConsumeClaim, CodeConsumeServiceAccount, CodeBlockStorage,
-		CodePodSecurity, CodeImageRevision, CodeImageRegistry, CodeImageUnpinned, CodeImageDigest, CodeRequestsOverDeclared,
-		CodeVolumeType, CodeResourceExtended, CodeResourceClaim, CodePodClusterRef, CodeAnnotationDenied,
+		policy.CodeConsumeSecret, policy.CodeConsumeConfigMap, policy.CodeConsumeClaim, policy.CodeConsumeServiceAccount, policy.CodeBlockStorage,
+		policy.CodePodSecurity, policy.CodeImageRevision, policy.CodeImageRegistry, policy.CodeImageUnpinned, policy.CodeImageDigest, policy.CodeRequestsOverDeclared,
+		policy.CodeVolumeType, policy.CodeResourceExtended, policy.CodeResourceClaim, policy.CodePodClusterRef, policy.CodeAnnotationDenied,
 	)...)
 }
 
-func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
-	b := in.newBinding(objs)
+func (containerContextRule) Check(in *policy.Context, objs []*yaml.RNode) problem.Problems {
+	b := contextChecker{in, in.Binding(objs)}
 	cms := shippedConfigMaps(objs)
 	var ps problem.Problems
-	for _, w := range in.decodedPods(objs) {
-		o := w.o
-		for _, ct := range podContainers(w.spec, w.path) {
+	for _, w := range in.Pods(objs) {
+		o := w.Object
+		for _, ct := range podContainers(w.Spec, w.Path) {
 			found, unreadable := contextSources(ct.c, ct.path, cms)
 			for _, src := range unreadable {
-				ps = append(ps, in.problem(o, CodeContextUnreadable, src.field,
+				ps = append(ps, in.Problem(o, CodeContextUnreadable, src.field,
 					fmt.Sprintf("%s%s: codeloc cannot read this container context: %s", src.name, src.from, src.text),
 					"write the context as the env var's value, or in a ConfigMap of the kustomize root: it binds every run pod Dagster launches, so codeloc must read it"))
 			}
 			for _, src := range found {
 				for _, f := range b.checkContext(src.text) {
 					at := src.name + src.from
-					if f.path != "" {
-						at += ": " + f.path
+					if f.Path != "" {
+						at += ": " + f.Path
 					}
-					ps = append(ps, in.problem(o, f.code, src.field, at+": "+f.msg, f.hint))
+					ps = append(ps, in.Problem(o, f.Code, src.field, at+": "+f.Msg, f.Hint))
 				}
 			}
 		}
@@ -77,11 +76,11 @@ func (containerContextRule) Check(in *Context, objs []*yaml.RNode) problem.Probl
 // containerContexts are the container contexts the pods' containers hand
 // their run pods, those codeloc reads and decodes (the rule reports the
 // others).
-func (in *Context) containerContexts(objs []*yaml.RNode) []*k8sContext {
+func containerContexts(in *policy.Context, objs []*yaml.RNode) []*k8sContext {
 	cms := shippedConfigMaps(objs)
 	var out []*k8sContext
-	for _, w := range in.decodedPods(objs) {
-		for _, ct := range podContainers(w.spec, w.path) {
+	for _, w := range in.Pods(objs) {
+		for _, ct := range podContainers(w.Spec, w.Path) {
 			found, _ := contextSources(ct.c, ct.path, cms)
 			for _, src := range found {
 				if k := decodeContextText(src.text); k != nil {
@@ -120,11 +119,19 @@ func podContainers(spec *corev1.PodSpec, path string) []containerAt {
 	return out
 }
 
+// contextChecker holds container contexts to the render's declaration
+// and what its pods may consume.
+type contextChecker struct {
+	in *policy.Context
+	b  *policy.Binding
+}
+
 // checkContext returns every fault of one container context's text.
-func (b *binding) checkContext(text string) []contextFault {
+func (b contextChecker) checkContext(text string) []policy.Fault {
+	in := b.in
 	m, fault := parseContext(text)
 	if fault != nil {
-		return []contextFault{*fault}
+		return []policy.Fault{*fault}
 	}
 	d := &contextDecoder{}
 	k := d.decodeContext(m)
@@ -133,10 +140,10 @@ func (b *binding) checkContext(text string) []contextFault {
 	}
 	faults := d.faults
 	faults = append(faults, b.contextReferences(k)...)
-	if k.namespace != "" && k.namespace != b.in.c.Namespace {
-		faults = append(faults, contextFault{CodeContextNamespace, "k8s.namespace",
-			fmt.Sprintf("launches the run pods in namespace %q, not the code-location's %s", k.namespace, b.in.c.Namespace),
-			"remove namespace: run pods run in the contract's namespace, where the declared objects are"})
+	if k.namespace != "" && k.namespace != in.Contract().Namespace {
+		faults = append(faults, policy.Fault{Code: CodeContextNamespace, Path: "k8s.namespace",
+			Msg:  fmt.Sprintf("launches the run pods in namespace %q, not the code-location's %s", k.namespace, in.Contract().Namespace),
+			Hint: "remove namespace: run pods run in the contract's namespace, where the declared objects are"})
 	}
 	faults = append(faults, reservedLabels(k.labels, "k8s")...)
 	faults = append(faults, reservedLabels(k.run.labels, "k8s.run_k8s_config.pod_template_spec_metadata")...)
@@ -151,62 +158,47 @@ func (b *binding) checkContext(text string) []contextFault {
 		}{"k8s.server_k8s_config", k.runPod(k.server)})
 	}
 	for _, pc := range pods {
-		faults = append(faults, b.in.contextPodSecurity(pc.path, &pc.pod)...)
-		faults = append(faults, b.in.contextImages(pc.path, &pc.pod)...)
+		faults = append(faults, contextPodSecurity(in, pc.path, &pc.pod)...)
+		faults = append(faults, contextImages(in, pc.path, &pc.pod)...)
 	}
-	faults = append(faults, b.in.contextRequests(k.runPod(k.run))...)
-	return append(faults, b.in.contextReach(k)...)
+	faults = append(faults, contextRequests(in, k.runPod(k.run))...)
+	return append(faults, contextReach(in, k)...)
 }
 
 // contextReferences checks what the run pods read by name.
-func (b *binding) contextReferences(k *k8sContext) []contextFault {
-	c := contextCollector(k)
-	var faults []contextFault
-	for _, r := range c.refs {
-		rule := referenceRules[r.kind]
-		msg, hint := rule.reason(b, r.name)
-		if r.name == "" && r.kind != kindServiceAccount {
-			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
-		}
-		if msg != "" {
-			faults = append(faults, contextFault{rule.code, r.field, msg, hint})
-		}
-	}
-	for _, field := range c.ephemeral {
-		faults = append(faults, contextFault{CodeBlockStorage, field, "a generic ephemeral volume gives each run pod its own PersistentVolumeClaim: block storage the declaration does not name", "use an emptyDir (with a sizeLimit), or declare resources.disk and mount the code-location's claim"})
-	}
-	return faults
+func (b contextChecker) contextReferences(k *k8sContext) []policy.Fault {
+	return b.b.Faults(contextCollector(k))
 }
 
 // contextCollector collects what the run pods of a container context
 // read by name, and the secret keys they read.
-func contextCollector(k *k8sContext) *collector {
-	var c collector
+func contextCollector(k *k8sContext) *policy.Consumption {
+	var c policy.Consumption
 	for i, s := range k.pullSecrets {
-		c.ref(kindSecret, s, fmt.Sprintf("k8s.image_pull_secrets[%d].name", i))
+		c.Ref(policy.KindSecret, s, fmt.Sprintf("k8s.image_pull_secrets[%d].name", i))
 	}
 	if k.serviceAccount != "" {
-		c.ref(kindServiceAccount, k.serviceAccount, "k8s.service_account_name")
+		c.Ref(policy.KindServiceAccount, k.serviceAccount, "k8s.service_account_name")
 	}
 	for i, s := range k.envSecrets {
-		c.ref(kindSecret, s, fmt.Sprintf("k8s.env_secrets[%d]", i))
+		c.Ref(policy.KindSecret, s, fmt.Sprintf("k8s.env_secrets[%d]", i))
 	}
 	for i, s := range k.envConfigMaps {
-		c.ref(kindConfigMap, s, fmt.Sprintf("k8s.env_config_maps[%d]", i))
+		c.Ref(policy.KindConfigMap, s, fmt.Sprintf("k8s.env_config_maps[%d]", i))
 	}
-	c.env(k.env, nil, "k8s")
+	c.Env(k.env, nil, "k8s")
 	for i, v := range k.volumes {
-		c.volume(v.VolumeSource, fmt.Sprintf("k8s.volumes[%d]", i))
+		c.Volume(v.VolumeSource, fmt.Sprintf("k8s.volumes[%d]", i))
 	}
 	for _, rc := range []struct {
 		path string
 		cfg  runConfig
 	}{{"k8s.run_k8s_config", k.run}, {"k8s.server_k8s_config", k.server}} {
 		if rc.cfg.container != nil {
-			c.env(rc.cfg.container.Env, rc.cfg.container.EnvFrom, rc.path+".container_config")
+			c.Env(rc.cfg.container.Env, rc.cfg.container.EnvFrom, rc.path+".container_config")
 		}
 		if rc.cfg.pod != nil {
-			c.pod(rc.cfg.pod, rc.path+".pod_spec_config")
+			c.Pod(rc.cfg.pod, rc.path+".pod_spec_config")
 		}
 	}
 	return &c
@@ -216,14 +208,14 @@ func contextCollector(k *k8sContext) *collector {
 // and admission reads: a context may not set them.
 var reservedPrefixes = []string{"dagster/", "codeloc.dev/"}
 
-func reservedLabels(labels map[string]string, path string) []contextFault {
-	var out []contextFault
+func reservedLabels(labels map[string]string, path string) []policy.Fault {
+	var out []policy.Fault
 	for _, k := range sortedKeys(labels) {
 		for _, p := range reservedPrefixes {
 			if strings.HasPrefix(k, p) {
-				out = append(out, contextFault{CodeContextField, path + ".labels." + k,
-					fmt.Sprintf("sets label %s, which Dagster and the cluster set on run pods to tell whose they are", k),
-					"remove it: choose a label outside the dagster/ and codeloc.dev/ prefixes"})
+				out = append(out, policy.Fault{Code: CodeContextField, Path: path + ".labels." + k,
+					Msg:  fmt.Sprintf("sets label %s, which Dagster and the cluster set on run pods to tell whose they are", k),
+					Hint: "remove it: choose a label outside the dagster/ and codeloc.dev/ prefixes"})
 			}
 		}
 	}
@@ -263,26 +255,23 @@ func (k *k8sContext) runPod(rc runConfig) corev1.PodSpec {
 }
 
 // contextPodSecurity evaluates a run pod at the contract's level.
-func (in *Context) contextPodSecurity(path string, pod *corev1.PodSpec) []contextFault {
-	lv := psaapi.LevelVersion{Level: psaapi.Level(in.c.Policy.PodSecurity), Version: psaapi.LatestVersion()}
-	var out []contextFault
-	for _, r := range podSecurityEvaluator().EvaluatePod(lv, &metav1.ObjectMeta{}, pod) {
-		if r.Allowed {
-			continue
+func contextPodSecurity(in *policy.Context, path string, pod *corev1.PodSpec) []policy.Fault {
+	level, violations := in.PodSecurity(pod)
+	var out []policy.Fault
+	for _, v := range violations {
+		msg := fmt.Sprintf("the pods it launches violate PodSecurity %q: %s", level, v.Reason)
+		if v.Detail != "" {
+			msg += " (" + v.Detail + ")"
 		}
-		msg := fmt.Sprintf("the pods it launches violate PodSecurity %q: %s", lv.String(), r.ForbiddenReason)
-		if r.ForbiddenDetail != "" {
-			msg += " (" + r.ForbiddenDetail + ")"
-		}
-		out = append(out, contextFault{CodePodSecurity, path, msg, in.podSecurityHint(r.ForbiddenReason) + " (in the context's pod_spec_config, container_config or security_context)"})
+		out = append(out, policy.Fault{Code: policy.CodePodSecurity, Path: path, Msg: msg, Hint: v.Hint + " (in the context's pod_spec_config, container_config or security_context)"})
 	}
 	return out
 }
 
 // contextImages checks the images a context sets: container_config.image
 // replaces the code server's image in the run pods.
-func (in *Context) contextImages(path string, pod *corev1.PodSpec) []contextFault {
-	var out []contextFault
+func contextImages(in *policy.Context, path string, pod *corev1.PodSpec) []policy.Fault {
+	var out []policy.Fault
 	for i, c := range pod.Containers {
 		if i == 0 && c.Image == "" {
 			continue // the run pod runs the code server's image
@@ -291,8 +280,8 @@ func (in *Context) contextImages(path string, pod *corev1.PodSpec) []contextFaul
 		if i > 0 {
 			at = fmt.Sprintf("%s.pod_spec_config.containers[%d].image", path, i-1)
 		}
-		if code, msg, hint := in.imageFault(c.Image); code != "" {
-			out = append(out, contextFault{code, at, msg, hint})
+		if code, msg, hint := in.ImageFault(c.Image); code != "" {
+			out = append(out, policy.Fault{Code: code, Path: at, Msg: msg, Hint: hint})
 		}
 	}
 	return out
@@ -300,9 +289,9 @@ func (in *Context) contextImages(path string, pod *corev1.PodSpec) []contextFaul
 
 // contextRequests holds one run pod's requests to the declared resources,
 // which the ADR defines as the run pods' requests.
-func (in *Context) contextRequests(pod corev1.PodSpec) []contextFault {
-	var out []contextFault
-	for _, r := range budgetedResources {
+func contextRequests(in *policy.Context, pod corev1.PodSpec) []policy.Fault {
+	var out []policy.Fault
+	for _, r := range policy.BudgetedResources() {
 		var total resource.Quantity
 		for _, c := range pod.Containers {
 			total.Add(containerAmount(c, r))
@@ -312,10 +301,10 @@ func (in *Context) contextRequests(pod corev1.PodSpec) []contextFault {
 				total = q
 			}
 		}
-		if declared := in.declaredAmount(r); total.Cmp(declared) > 0 {
-			out = append(out, contextFault{CodeRequestsOverDeclared, "k8s.resources",
-				fmt.Sprintf("a run pod requests %s %s, more than the declared resources.%s %s", total.String(), r, r, declared.String()),
-				fmt.Sprintf("lower the context's %s request (resources, or run_k8s_config.container_config.resources) to %s%s", r, declared.String(), in.orDeclare(r, total))})
+		if declared := in.DeclaredAmount(r); total.Cmp(declared) > 0 {
+			out = append(out, policy.Fault{Code: policy.CodeRequestsOverDeclared, Path: "k8s.resources",
+				Msg:  fmt.Sprintf("a run pod requests %s %s, more than the declared resources.%s %s", total.String(), r, r, declared.String()),
+				Hint: fmt.Sprintf("lower the context's %s request (resources, or run_k8s_config.container_config.resources) to %s%s", r, declared.String(), in.OrDeclare(r, total))})
 		}
 	}
 	return out
@@ -328,4 +317,34 @@ func containerAmount(c corev1.Container, r corev1.ResourceName) resource.Quantit
 		return q
 	}
 	return c.Resources.Limits[r]
+}
+
+// contextReach runs the reach checks on what a Dagster container context
+// hands its run pods (and the code servers of server_k8s_config), each
+// where the context sets it.
+func contextReach(in *policy.Context, k *k8sContext) []policy.Fault {
+	faults := in.VolumeFaults(k.volumes, "k8s.volumes")
+	if k.resources != nil {
+		faults = append(faults, in.ResourceFaults("the run pods' container", *k.resources, "k8s.resources")...)
+	}
+	if k.schedulerName != "" {
+		faults = append(faults, policy.SchedulerFaults(k.schedulerName, "k8s.scheduler_name")...)
+	}
+	for _, rc := range []struct {
+		path string
+		cfg  runConfig
+	}{{"k8s.run_k8s_config", k.run}, {"k8s.server_k8s_config", k.server}} {
+		if c := rc.cfg.container; c != nil {
+			faults = append(faults, in.ResourceFaults("the run pods' container", c.Resources, rc.path+".container_config.resources")...)
+		}
+		if rc.cfg.pod != nil {
+			faults = append(faults, in.PodReach(rc.cfg.pod, rc.path+".pod_spec_config")...)
+		}
+		for _, a := range rc.cfg.annotations {
+			if f := in.DeniedAnnotation(a.name, a.field); f != nil {
+				faults = append(faults, *f)
+			}
+		}
+	}
+	return faults
 }

@@ -1,4 +1,4 @@
-package policy
+package dagster
 
 import (
 	"encoding/json"
@@ -13,6 +13,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/codeloc/codeloc/render/policy"
 )
 
 // The container context's schema, as Dagster defines it
@@ -50,25 +52,20 @@ type k8sContext struct {
 	run, server     runConfig
 }
 
-// contextFault is one problem of a container context, at a JSON path.
-type contextFault struct {
-	code, path, msg, hint string
-}
-
 // contextDecoder decodes one container context and gathers its faults.
 type contextDecoder struct {
-	faults []contextFault
+	faults []policy.Fault
 }
 
 func (d *contextDecoder) fault(code, path, msg, hint string) {
-	d.faults = append(d.faults, contextFault{code, path, msg, hint})
+	d.faults = append(d.faults, policy.Fault{Code: code, Path: path, Msg: msg, Hint: hint})
 }
 
 const hintContextSchema = "write the container context as Dagster's K8sContainerContext schema says (dagster_k8s/job.py); Dagster refuses this key too"
 
 // parseContext decodes the JSON text of a container context. A context
 // that is not JSON is one fault naming the byte offset, never the text.
-func parseContext(text string) (map[string]any, *contextFault) {
+func parseContext(text string) (map[string]any, *policy.Fault) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -81,15 +78,15 @@ func parseContext(text string) (map[string]any, *contextFault) {
 	var syntax *json.SyntaxError
 	switch {
 	case errors.As(err, &syntax):
-		return nil, &contextFault{CodeContextInvalid, "", fmt.Sprintf("not JSON at byte %d: %s", syntax.Offset, syntax.Error()), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &policy.Fault{Code: CodeContextInvalid, Path: "", Msg: fmt.Sprintf("not JSON at byte %d: %s", syntax.Offset, syntax.Error()), Hint: "write the container context as one JSON object, {\"k8s\": {...}}"}
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return nil, &contextFault{CodeContextInvalid, "", fmt.Sprintf("not JSON: it ends at byte %d inside a value", len(text)), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &policy.Fault{Code: CodeContextInvalid, Path: "", Msg: fmt.Sprintf("not JSON: it ends at byte %d inside a value", len(text)), Hint: "write the container context as one JSON object, {\"k8s\": {...}}"}
 	case err != nil:
-		return nil, &contextFault{CodeContextInvalid, "", "not JSON: " + err.Error(), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &policy.Fault{Code: CodeContextInvalid, Path: "", Msg: "not JSON: " + err.Error(), Hint: "write the container context as one JSON object, {\"k8s\": {...}}"}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &contextFault{CodeContextInvalid, "", fmt.Sprintf("is a JSON %s, not an object", jsonKind(v)), "write the container context as one JSON object, {\"k8s\": {...}}"}
+		return nil, &policy.Fault{Code: CodeContextInvalid, Path: "", Msg: fmt.Sprintf("is a JSON %s, not an object", jsonKind(v)), Hint: "write the container context as one JSON object, {\"k8s\": {...}}"}
 	}
 	return m, nil
 }
@@ -351,3 +348,6 @@ func jsonKind(v any) string {
 	}
 	return "value"
 }
+
+// fieldName is a name set at a field path.
+type fieldName struct{ field, name string }

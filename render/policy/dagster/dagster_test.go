@@ -1,4 +1,4 @@
-package policy
+package dagster
 
 import (
 	"fmt"
@@ -8,12 +8,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/codeloc/codeloc/render/policy/policytest"
 )
 
 // contextPod is a Pod of citation whose one container hands the run pods
 // the container context ctx (a JSON text) through env.
 func contextPod(env, ctx string) string {
-	return consumePod(fmt.Sprintf("  containers: [{name: dagster, image: registry:80/citation-dagster:a3f9c1d, env: [{name: %s, value: %q}]}]", env, ctx))
+	return policytest.ConsumePod(fmt.Sprintf("  containers: [{name: dagster, image: registry:80/citation-dagster:a3f9c1d, env: [{name: %s, value: %q}]}]", env, ctx))
 }
 
 func TestContainerContext(t *testing.T) {
@@ -89,7 +91,7 @@ func TestContainerContext(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, tt.decl)
-			got := codes(check(t, containerContextRule{}, in, parseObjects(t, contextPod(env, tt.ctx))))
+			got := policytest.Codes(check(t, containerContextRule{}, in, policytest.ParseObjects(t, contextPod(env, tt.ctx))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
 			}
@@ -127,7 +129,7 @@ func TestContainerContextSources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, nil)
-			got := codes(check(t, containerContextRule{}, in, parseObjects(t, cm+consumePod("  containers: ["+tt.container+"]"))))
+			got := policytest.Codes(check(t, containerContextRule{}, in, policytest.ParseObjects(t, cm+policytest.ConsumePod("  containers: ["+tt.container+"]"))))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
 			}
@@ -213,7 +215,7 @@ func TestCodeServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := consumeInstance(t, nil)
-			got := codes(check(t, dagsterRule{}, in, parseObjects(t, tt.objs)))
+			got := policytest.Codes(check(t, dagsterRule{}, in, policytest.ParseObjects(t, tt.objs)))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
 			}

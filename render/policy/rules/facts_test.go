@@ -1,4 +1,4 @@
-package policy
+package rules
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/codeloc/codeloc/render/policy"
+	"github.com/codeloc/codeloc/render/policy/policytest"
 )
 
 // TestFactsDoNotDependOnRuleOrder runs Check with the rule list in its
@@ -14,7 +17,7 @@ import (
 // gathered before the rules, so both orders give the same.
 func TestFactsDoNotDependOnRuleOrder(t *testing.T) {
 	ctx := `{"k8s": {"run_k8s_config": {"container_config": {"env": [{"name": "T", "valueFrom": {"secretKeyRef": {"name": "pgvector-pg-auth", "key": "token"}}}]}}}}`
-	stream := consumePod(fmt.Sprintf(`  containers:
+	stream := policytest.ConsumePod(fmt.Sprintf(`  containers:
     - name: dagster
       image: registry:80/citation-dagster:a3f9c1d
       command: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030"]
@@ -28,13 +31,13 @@ spec: {selector: {codeloc.dev/code-location: citation}, ports: [{name: grpc, por
 	wantKeys := map[string][]string{"pgvector-pg-auth": {"password", "token"}}
 	reversed := slices.Clone(Rules)
 	slices.Reverse(reversed)
-	for name, rules := range map[string][]Rule{"in order": Rules, "reversed": reversed} {
+	for name, rules := range map[string][]policy.Rule{"in order": Rules, "reversed": reversed} {
 		t.Run(name, func(t *testing.T) {
 			saved := Rules
 			Rules = rules
 			defer func() { Rules = saved }()
 			in := consumeInstance(t, nil)
-			Check(in, parseObjects(t, stream))
+			Check(in, policytest.ParseObjects(t, stream))
 			if diff := cmp.Diff(wantKeys, in.SecretKeys()); diff != "" {
 				t.Errorf("secret keys (-want +got):\n%s", diff)
 			}
@@ -43,4 +46,11 @@ spec: {selector: {codeloc.dev/code-location: citation}, ports: [{name: grpc, por
 			}
 		})
 	}
+}
+
+// consumeInstance is policytest.ConsumeDeclaration (edited by edit)
+// rendered against the example contract.
+func consumeInstance(t testing.TB, edit func(string) string) *policy.Context {
+	t.Helper()
+	return policy.NewContext(policytest.Declaration(t, edit), policytest.ExampleContract(t, nil), policytest.Locator("root"))
 }

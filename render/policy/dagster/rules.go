@@ -1,0 +1,38 @@
+package dagster
+
+import (
+	"github.com/codeloc/codeloc/render/policy"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Rules hold the Dagster code server to the declaration: how the
+// platform's Dagster reaches it, and the run pods it launches. A new rule
+// is a file of its own and one line here.
+var Rules = []policy.Rule{
+	containerContextRule{},
+	dagsterRule{},
+}
+
+// CodeDocs describes each code of Rules in a sentence, derived from the
+// rule list.
+var CodeDocs = policy.DocsOf(policy.Codes(Rules))
+
+// Gatherers learn the Dagster facts before any rule runs: policy.Check
+// takes them beside the rules.
+var Gatherers = []policy.Gatherer{Facts{}}
+
+// Facts learns where the platform's Dagster reaches the code server (nil
+// when it cannot: dagsterRule says why), and the secret keys the run pods
+// of the container contexts read.
+type Facts struct{}
+
+// Gather learns the facts of objs.
+func (Facts) Gather(in *policy.Context, objs []*yaml.RNode) policy.Facts {
+	var f policy.Facts
+	for _, k := range containerContexts(in, objs) {
+		f.SecretKeys = append(f.SecretKeys, contextCollector(k).SecretKeys()...)
+	}
+	f.GRPC, _ = codeServerLocation(in, objs)
+	return f
+}
