@@ -9,14 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/Masterminds/sprig/v3"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/validate"
 
 	"github.com/codeloc/codeloc/internal/golden"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 const (

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/Masterminds/sprig/v3"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // ExampleTemplate is the embedded default Application template.

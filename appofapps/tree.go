@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/codeloc/codeloc/validate"
 )
 

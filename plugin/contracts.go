@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/codeloc/codeloc/validate"
 )
 

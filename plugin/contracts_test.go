@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/validate"
 )
 

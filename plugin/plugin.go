@@ -13,9 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/validate"
 )
 

@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // DatabaseFromEnv returns the connection the preflight pod describes with

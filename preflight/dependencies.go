@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // dependencies checks each required code-location: its record says ready

@@ -27,11 +27,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/jackc/pgx/v5"
 	"k8s.io/client-go/rest"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/validate"
 )
 

@@ -11,12 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/validate"
 )
 

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/render"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/golden"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 func exampleContract(t testing.TB) *validate.Contract {

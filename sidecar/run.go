@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
 	"github.com/argoproj/argo-cd/v2/common"
 	"google.golang.org/grpc"
@@ -25,6 +23,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/plugin"
 )
 

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
 	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
 	"github.com/argoproj/argo-cd/v2/util/buffered_context"
@@ -20,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render"
 )

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // Check confronts an accepted declaration with the cluster contract: version

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}

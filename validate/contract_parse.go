@@ -3,9 +3,9 @@ package validate
 import (
 	"slices"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // ParseContract decodes and checks a contract document.

@@ -7,13 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // ManifestFile is the name of the declaration at the root of a code-location.

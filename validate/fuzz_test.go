@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/codeloc/codeloc/validate"
 )
 

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/codeloc/codeloc/internal/sqltext"
 	"github.com/codeloc/codeloc/validate/sqllint"
 )

@@ -6,9 +6,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // PlatformName is the name of an object the platform provides, and the

@@ -7,14 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	kvalidate "k8s.io/kube-openapi/pkg/validation/validate"
 	"sigs.k8s.io/yaml"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/validate"
 )
 

@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/internal/pgtimeout"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // MaxFileBytes bounds every YAML document codeloc reads from a repo or a

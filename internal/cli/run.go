@@ -13,9 +13,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/spf13/cobra"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // Exit codes shared by every command of every binary.

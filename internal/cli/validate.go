@@ -7,11 +7,10 @@ import (
 	"io"
 	"os"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/spf13/cobra"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render"
 )
 

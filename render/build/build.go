@@ -11,14 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/internal/yamlbound"
 )
 

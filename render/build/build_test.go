@@ -12,12 +12,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/internal/yamlbound"
 )
 

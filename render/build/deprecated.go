@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // deprecatedField is a kustomization field kustomize warns about, and

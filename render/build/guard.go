@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/internal/yamlbound"
 	"github.com/codeloc/codeloc/render/node"
 )

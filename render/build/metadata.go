@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/node"
 )
 

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // annotationRule refuses the annotations whose key starts with one of the

@@ -3,11 +3,10 @@ package policy
 import (
 	"fmt"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/node"
 )

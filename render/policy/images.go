@@ -8,11 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/opencontainers/go-digest"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/node"
 )
 

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // ownershipRule refuses objects whose name is not the code-location's

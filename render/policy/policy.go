@@ -18,10 +18,10 @@ package policy
 import (
 	"slices"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // Rule is one family of checks over the built objects.

@@ -5,11 +5,11 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // quantityRule refuses negative quantities in the pod specs: a container's

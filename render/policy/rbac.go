@@ -6,11 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
 )

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // The writes of a shipped Role. All code-locations share one namespace,

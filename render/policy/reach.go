@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // reachRule holds what the pod specs reach beyond the code-location's own

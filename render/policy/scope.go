@@ -5,12 +5,11 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // Annotations the cluster sets: Argo CD's hooks and waves, and Helm's,

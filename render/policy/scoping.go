@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -16,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/validate"
 )
 

@@ -3,11 +3,11 @@ package policy
 import (
 	"fmt"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/codeloc/codeloc/internal/problem"
 )
 
 // Secrets named outside pod specs: the ingress controller serves an

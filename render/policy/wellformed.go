@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -22,6 +20,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/node"
 )
 

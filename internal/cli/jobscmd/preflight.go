@@ -9,14 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/validate"
 )

@@ -7,11 +7,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/render/policy/policytest"
 	"github.com/codeloc/codeloc/validate"

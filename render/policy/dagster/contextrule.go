@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/codeloc/codeloc/internal/problem"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/render/policy"
 )
 
