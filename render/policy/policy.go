@@ -52,6 +52,7 @@ var KubernetesRules = []Rule{
 	annotationRule{},
 	numbersRule{},
 	quantityRule{},
+	placementRule{},
 }
 
 // Check gathers the facts the rules share (the pods, then what each of
