@@ -11,5 +11,5 @@
 // and commit the pages with the change (a test fails while one is stale).
 package docs
 
-//go:generate go run ../cmd/gendocs
-//go:generate go run ../cmd/genclidocs
+//go:generate go run ../cmd/gendocs -root ..
+//go:generate go run ../cmd/genclidocs -root ..

@@ -80,21 +80,18 @@ stage's page: ` + "`policy.md#policy-kind`" + `.
 `
 
 func main() {
-	out := flag.String("o", "", "module root to write under (default: the module of the working directory)")
+	root := flag.String("root", "", "the module root to write under (docs/generate.go passes it)")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	if err := run(*root); err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)
 		os.Exit(1)
 	}
 }
 
-// run writes every page under root, the module root when root is "".
+// run writes every page under root, the module root.
 func run(root string) error {
 	if root == "" {
-		var err error
-		if root, err = moduleRoot(); err != nil {
-			return err
-		}
+		return errors.New("-root is required: the module root to write under")
 	}
 	if err := os.MkdirAll(filepath.Join(root, outDir), 0o755); err != nil {
 		return err
@@ -105,25 +102,6 @@ func run(root string) error {
 		}
 	}
 	return nil
-}
-
-// moduleRoot is the nearest folder holding go.mod, from the working
-// directory up: the repository root from both `go run` and `go generate`.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // renderAll is every file gendocs writes, by path from the module root:
