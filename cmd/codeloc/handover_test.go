@@ -14,7 +14,7 @@ import (
 
 	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
-	"github.com/codeloc/codeloc/validate/sqllint"
+	"github.com/codeloc/codeloc/internal/testcache"
 )
 
 // TestMain lets the test binary stand in for the binaries of the image, by
@@ -31,25 +31,7 @@ func TestMain(m *testing.M) {
 		root := cli.NewRoot(names.BinaryJobs, "stand-in", cli.NewValidateCmd(standInLive))
 		os.Exit(cli.Run(root, os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(testMain(m))
-}
-
-// testMain runs the tests with one parse cache folder of their own (the
-// test binary of a main package names its modules' versions, so its parse
-// cache is on): the first lint of each migration is cold, the others
-// read it, and nothing is written under the user's home.
-func testMain(m *testing.M) int {
-	cache, err := os.MkdirTemp("", "codeloc-test-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(cache)
-	if err := os.Setenv(sqllint.CacheDirEnv, cache); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testcache.Run(m))
 }
 
 // standInLive is the stand-in codeloc-jobs's live checks: it names what it

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,31 +11,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/internal/cli"
-
 	"github.com/codeloc/codeloc/internal/golden"
+	"github.com/codeloc/codeloc/internal/testcache"
 	"github.com/codeloc/codeloc/validate"
-	"github.com/codeloc/codeloc/validate/sqllint"
 )
 
 // TestMain runs the tests with one parse cache folder of their own: the
 // first lint of each migration is cold, the others read it, and nothing is
 // written under the user's home.
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	cache, err := os.MkdirTemp("", "codeloc-test-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(cache)
-	if err := os.Setenv(sqllint.CacheDirEnv, cache); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testcache.Run(m))
 }
 
 // run is codeloc's main in-process: cli.Codeloc run with args, its exit
