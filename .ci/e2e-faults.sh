@@ -9,7 +9,7 @@
 # (TestRepoServerRestartedAtWave).
 #
 #   bash .ci/e2e-faults.sh
-#   ARGOCD_VERSION=2.14.21 bash .ci/e2e-faults.sh
+#   ARGOCD_VERSION=3.5.8 bash .ci/e2e-faults.sh
 #
 # Tools as for .ci/e2e.sh (built or cached by .ci/e2e-tools.sh). The go
 # test log goes to $OUT (default _out/e2e-faults)/faults.log; the recovery

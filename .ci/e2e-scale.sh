@@ -4,9 +4,9 @@
 # codeloc-sidecar, once through Argo CD's stock argocd-cmp-server running
 # `codeloc generate` (plugin.yaml) — then a table and the stock/ours ratios.
 #
-#   bash .ci/e2e-scale.sh                 # N=200, M=300, on Argo CD v3.5.7
+#   bash .ci/e2e-scale.sh                 # N=200, M=300, on Argo CD v3.6.2
 #   E2E_STORM_SIZE=50 E2E_NODES=50 bash .ci/e2e-scale.sh
-#   ARGOCD_VERSION=2.14.21 E2E_SCALE_PLUGINS=sidecar bash .ci/e2e-scale.sh
+#   ARGOCD_VERSION=3.5.8 E2E_SCALE_PLUGINS=sidecar bash .ci/e2e-scale.sh
 #
 # Tools as for .ci/e2e.sh (built or cached by .ci/e2e-tools.sh). Figures go
 # to $OUT (default _out/e2e-scale): figures.jsonl, one go test log per run.

@@ -4,7 +4,7 @@
 # writes an env file naming them; its path is the last stdout line:
 #
 #   env=$(bash .ci/e2e-tools.sh | tail -n1) && set -a && . "$env" && set +a
-#   ARGOCD_VERSION=3.4.13 bash .ci/e2e-tools.sh   # another supported version
+#   ARGOCD_VERSION=3.5.8 bash .ci/e2e-tools.sh    # another supported version
 #   bash .ci/e2e-tools.sh --versions              # the supported versions
 #
 #   etcd, kube-apiserver,            .ci/kube.sh (throw-away module), with
@@ -12,10 +12,13 @@
 #   kube-scheduler v1.34.4
 #   kwok v0.8.0                      go install in a throw-away module
 #   argocd v$ARGOCD_VERSION           built INSIDE a writable copy of its
-#     (3.5.7 by default; 3.4.13 and  module directory (its go.mod replace
-#     2.14.21 selectable)            lines apply; the UI embed is a
+#     (3.6.2 by default; 3.5.8 and   module directory (its go.mod replace
+#     3.4.14 selectable)             lines apply; the UI embed is a
 #                                    placeholder), with that version's
-#                                    manifests/ (CRDs, install.yaml)
+#                                    manifests/ (CRDs, install.yaml); 3.6
+#                                    needs Go 1.27: the go command fetches
+#                                    $ARGOCD_GO_TOOLCHAIN from the module
+#                                    proxy for that version's commands only
 #   manifests/ of every supported    copied from the module cache, no build:
 #     Argo CD version                the install bundle's tests render the
 #                                    bundle over each stock install
@@ -26,20 +29,27 @@
 # Each step has its own timeout (E2E_TOOLS_TIMEOUT_<STEP> in seconds). A
 # present binary is reused; delete its directory to rebuild. Logs on stderr.
 #
-# Argo CD 3.x replaces github.com/argoproj/argo-cd/gitops-engine with the
-# in-repo ./gitops-engine, a nested module the module zip leaves out, and the
-# module proxy serves no version of it at a release tag: the build takes the
-# pinned pseudo-version ARGOCD_GITOPS_ENGINE (the last one of that module
-# path, master of 2026-09-14, before 3.6 moved it to .../gitops-engine/v3)
-# and writes what it used to $ARGOCD_DIR/BUILD_INFO.
+# Argo CD 3.x replaces its gitops-engine with the in-repo ./gitops-engine, a
+# nested module the module zip leaves out. From 3.6 that module
+# (github.com/argoproj/argo-cd/gitops-engine/v3) is tagged with each release
+# and go.mod requires the release's own tag: the build copies that version.
+# Before 3.6 (github.com/argoproj/argo-cd/gitops-engine, required at a
+# pseudo-version the proxy does not serve) the build takes the pinned
+# pseudo-version ARGOCD_GITOPS_ENGINE (the last one of that module path,
+# master of 2026-09-14). Either way it writes what it used to
+# $ARGOCD_DIR/BUILD_INFO.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 TOOLS_DIR=${CODELOC_TOOLS_DIR:-$HOME/.cache/codeloc/tools}
 KWOK_VERSION=${KWOK_VERSION:-0.8.0}
-ARGOCD_VERSION=${ARGOCD_VERSION:-3.5.7}
+ARGOCD_VERSION=${ARGOCD_VERSION:-3.6.2}
 # The versions the docs call supported and tested (.ci/e2e-matrix.sh).
-ARGOCD_VERSIONS="3.5.7 3.4.13 2.14.21"
+ARGOCD_VERSIONS="3.6.2 3.5.8 3.4.14"
+# The Go toolchain for the modules of Argo CD 3.6 and later (go.mod: go
+# 1.27.0), fetched by the go command from the module proxy (~76 MB, cached
+# in the module cache); everything else here runs the local Go.
+ARGOCD_GO_TOOLCHAIN=${ARGOCD_GO_TOOLCHAIN:-go1.27.3}
 ARGOCD_GITOPS_ENGINE=${ARGOCD_GITOPS_ENGINE:-v0.0.0-20260914071520-c9c369efcc5b}
 KWOK_DIR=$TOOLS_DIR/kwok-v$KWOK_VERSION
 ARGOCD_DIR=$TOOLS_DIR/argocd-v$ARGOCD_VERSION
@@ -74,6 +84,16 @@ kwok_tool() {
 	mv -f "$WORK/bin/kwok" "$KWOK_DIR/kwok"
 }
 
+# argocd_toolchain VERSION: the GOTOOLCHAIN of the go commands that read
+# that version's module (its go line): local up to 3.5, the pinned
+# toolchain from 3.6.
+argocd_toolchain() {
+	case $1 in
+	2.* | 3.[0-5].*) echo local ;;
+	*) echo "$ARGOCD_GO_TOOLCHAIN" ;;
+	esac
+}
+
 # argocd_module VERSION: the Go module of an Argo CD version.
 argocd_module() {
 	case $1 in
@@ -82,11 +102,13 @@ argocd_module() {
 	esac
 }
 
-# module_dir MODULE@VERSION: its read-only module cache directory.
+# module_dir MODULE@VERSION [GOTOOLCHAIN]: its read-only module cache
+# directory (a module whose go line is newer than the local Go is extracted
+# but not reported without that toolchain).
 module_dir() {
 	mkdir -p "$WORK/mod-dl"
 	(cd "$WORK/mod-dl" && { [ -f go.mod ] || go mod init codeloc.invalid/dl >/dev/null 2>&1; } &&
-		go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+		GOTOOLCHAIN=${2:-local} go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
 }
 
 # argocd_manifests: manifests/ (crds/, install.yaml) of every supported
@@ -96,7 +118,7 @@ argocd_manifests() {
 	for v in $(printf '%s\n' $ARGOCD_VERSIONS "$ARGOCD_VERSION" | sort -u); do
 		dest=$TOOLS_DIR/argocd-v$v/manifests
 		[ -f "$dest/install.yaml" ] && [ -f "$dest/crds/application-crd.yaml" ] && continue
-		dir=$(module_dir "$(argocd_module "$v")")
+		dir=$(module_dir "$(argocd_module "$v")" "$(argocd_toolchain "$v")")
 		[ -f "$dir/manifests/install.yaml" ] || { log "cannot download $(argocd_module "$v")"; exit 1; }
 		rm -rf "$dest.tmp" && mkdir -p "$dest.tmp/crds"
 		cp "$dir/manifests/install.yaml" "$dest.tmp/"
@@ -118,22 +140,28 @@ argocd_tool() {
 	local s
 	for s in gpg-wrapper.sh git-verify-wrapper.sh; do
 		[ -x "$ARGOCD_DIR/$s" ] && continue
-		install -m 0755 "$(module_dir "$(argocd_module "$ARGOCD_VERSION")")/hack/$s" "$ARGOCD_DIR/$s"
+		install -m 0755 "$(module_dir "$(argocd_module "$ARGOCD_VERSION")" "$(argocd_toolchain "$ARGOCD_VERSION")")/hack/$s" "$ARGOCD_DIR/$s"
 	done
 }
 
 argocd_build() {
 	log "building argocd v$ARGOCD_VERSION inside its module (cold: 5-15 min)"
-	local dir engine info
-	dir=$(module_dir "$(argocd_module "$ARGOCD_VERSION")")
+	local dir engine info path ver toolchain
+	toolchain=$(argocd_toolchain "$ARGOCD_VERSION")
+	dir=$(module_dir "$(argocd_module "$ARGOCD_VERSION")" "$toolchain")
 	[ -d "$dir" ] || { log "cannot download $(argocd_module "$ARGOCD_VERSION")"; exit 1; }
 	cp -r "$dir" "$WORK/argo-cd" && chmod -R u+w "$WORK/argo-cd"
-	info="argocd v$ARGOCD_VERSION from $(argocd_module "$ARGOCD_VERSION")"
-	if grep -q '=> ./gitops-engine' "$WORK/argo-cd/go.mod" && [ ! -d "$WORK/argo-cd/gitops-engine" ]; then
-		engine=$(module_dir "github.com/argoproj/argo-cd/gitops-engine@$ARGOCD_GITOPS_ENGINE")
-		[ -d "$engine" ] || { log "cannot download gitops-engine $ARGOCD_GITOPS_ENGINE"; exit 1; }
+	info="argocd v$ARGOCD_VERSION from $(argocd_module "$ARGOCD_VERSION") (GOTOOLCHAIN=$toolchain)"
+	path=$(sed -n 's#^\(replace\)\{0,1\}[[:space:]]*\([^ ]*gitops-engine[^ ]*\) => \./gitops-engine.*#\2#p' "$WORK/argo-cd/go.mod" | head -n1)
+	if [ -n "$path" ] && [ ! -d "$WORK/argo-cd/gitops-engine" ]; then
+		# The version go.mod requires when it is a release tag (3.6 on),
+		# else the pin.
+		ver=$(sed -n "s#^[[:space:]]*$path \(v[^ ]*\).*#\1#p" "$WORK/argo-cd/go.mod" | head -n1)
+		[[ $ver =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || ver=$ARGOCD_GITOPS_ENGINE
+		engine=$(module_dir "$path@$ver" "$toolchain")
+		[ -d "$engine" ] || { log "cannot download $path@$ver"; exit 1; }
 		cp -r "$engine" "$WORK/argo-cd/gitops-engine" && chmod -R u+w "$WORK/argo-cd/gitops-engine"
-		info="$info; ./gitops-engine from github.com/argoproj/argo-cd/gitops-engine@$ARGOCD_GITOPS_ENGINE"
+		info="$info; ./gitops-engine from $path@$ver"
 	fi
 	mkdir -p "$ARGOCD_DIR"
 	# The Makefile's version stamp: `argocd version` and the User-Agent say it.
@@ -141,7 +169,7 @@ argocd_build() {
 	(
 		cd "$WORK/argo-cd"
 		cp go.mod go.mod.release
-		# That gitops-engine requires newer modules than 3.4.13 does. The
+		# The pinned gitops-engine requires newer modules than 3.4 does. The
 		# release's replace lines keep k8s.io/* at its versions; pin
 		# k8s.io/kubernetes to its own too, let the go command raise the rest,
 		# and record what it raised.
@@ -150,7 +178,8 @@ argocd_build() {
 		if [ -n "$kube" ] && ! grep -q 'k8s.io/kubernetes =>' go.mod; then
 			echo "replace k8s.io/kubernetes => k8s.io/kubernetes $kube" >>go.mod
 		fi
-		go build -mod=mod -trimpath -ldflags "-s -w $stamp" -o "$WORK/argocd" ./cmd
+		# The only command run with another toolchain (3.6: go 1.27.0).
+		GOTOOLCHAIN=$toolchain go build -mod=mod -trimpath -ldflags "-s -w $stamp" -o "$WORK/argocd" ./cmd
 		local mod
 		{ diff go.mod.release go.mod || true; } | sed -n 's/^> [[:space:]]*\([^ ]*\) \(v[^ ]*\).*$/\1 \2/p' | while read -r mod v; do
 			grep -Eq "^[[:space:]]*(replace[[:space:]]+)?$mod[[:space:]]+=>" go.mod || echo "go.mod raised for the build: $mod $v"
@@ -183,8 +212,8 @@ main() {
 	local start=$SECONDS
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/codeloc-e2e-tools.XXXXXX")
 	trap 'rm -rf "$WORK"' EXIT
-	export WORK here TOOLS_DIR KWOK_VERSION ARGOCD_VERSION ARGOCD_VERSIONS ARGOCD_GITOPS_ENGINE KWOK_DIR ARGOCD_DIR
-	export -f log is_binary kube_tools kwok_tool argocd_module module_dir argocd_manifests argocd_tool argocd_build debian_tools
+	export WORK here TOOLS_DIR KWOK_VERSION ARGOCD_VERSION ARGOCD_VERSIONS ARGOCD_GITOPS_ENGINE ARGOCD_GO_TOOLCHAIN KWOK_DIR ARGOCD_DIR
+	export -f log is_binary kube_tools kwok_tool argocd_toolchain argocd_module module_dir argocd_manifests argocd_tool argocd_build debian_tools
 	timed debian 600 debian_tools
 	# The citation fixture's migration needs pgvector (built once, cached).
 	timed pgvector 900 'bash "$here/postgres.sh" pgvector'

@@ -11,7 +11,7 @@ import (
 // default first: the e2e runs on it, .ci/e2e-matrix.sh on every one, and the
 // install bundle is dry-run over each one's stock install. .ci/e2e-tools.sh
 // lists the same (ARGOCD_VERSIONS; a test keeps them equal).
-var ArgoCDVersions = []string{"3.5.7", "3.4.13", "2.14.21"}
+var ArgoCDVersions = []string{"3.6.2", "3.5.8", "3.4.14"}
 
 // ErrNoArgoCDManifests reports that .ci/e2e-tools.sh has not fetched the
 // manifests of an Argo CD version.

@@ -112,7 +112,7 @@ func TestRemoteRefusedAtAnyDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	remote := "resources:\n- " + srv.URL + "/settings.yaml\n- github.com/argoproj/argo-cd//manifests?ref=v2.14.21\n- git::https://example.invalid/repo.git\n"
+	remote := "resources:\n- " + srv.URL + "/settings.yaml\n- github.com/argoproj/argo-cd//manifests?ref=v3.6.2\n- git::https://example.invalid/repo.git\n"
 
 	within := MaxNesting
 	bottom := strings.Repeat("l/", within) + "kustomization.yaml"

@@ -198,6 +198,10 @@ func TestSidecarContainer(t *testing.T) {
 			{Name: "TMPDIR", Value: "/tmp"},
 			{Name: "HOME", Value: "/tmp"},
 			{Name: "CODELOC_CACHE_DIR", Value: "/tmp/codeloc-cache"},
+			{Name: "ARGOCD_GRPC_MAX_SIZE_MB", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "argocd-cmd-params-cm"},
+				Key:                  "reposerver.grpc.max.size", Optional: ptr(true),
+			}}},
 		},
 		SecurityContext: &corev1.SecurityContext{
 			RunAsNonRoot:             ptr(true),
