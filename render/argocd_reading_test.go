@@ -26,32 +26,22 @@ import (
 // it as YAML 1.2 (node.JSON). The emitted objects are checked too, and the
 // allpaths fixture's quoted spellings (numbers.yaml).
 func TestGoldenReadsAlikeInArgoCD(t *testing.T) {
-	goldens, err := filepath.Glob("testdata/golden/*.yaml")
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no golden output: %v", err)
-	}
-	for _, golden := range goldens {
-		t.Run(filepath.Base(golden), func(t *testing.T) {
-			data, err := os.ReadFile(golden)
+	eachGolden(t, func(t *testing.T, data []byte) {
+		argo := argoCDDocuments(t, data)
+		ours := node.Documents(data)
+		if len(argo) != len(ours) {
+			t.Fatalf("Argo CD reads %d objects, codeloc %d", len(argo), len(ours))
+		}
+		for i, o := range ours {
+			j, err := node.JSON(o.YNode())
 			if err != nil {
 				t.Fatal(err)
 			}
-			argo := argoCDDocuments(t, data)
-			ours := node.Documents(data)
-			if len(argo) != len(ours) {
-				t.Fatalf("Argo CD reads %d objects, codeloc %d", len(argo), len(ours))
+			if !sameJSON(argo[i], j) {
+				t.Errorf("%s/%s: Argo CD reads\n%s\ncodeloc reads\n%s", o.GetKind(), o.GetName(), argo[i], j)
 			}
-			for i, o := range ours {
-				j, err := node.JSON(o.YNode())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !sameJSON(argo[i], j) {
-					t.Errorf("%s/%s: Argo CD reads\n%s\ncodeloc reads\n%s", o.GetKind(), o.GetName(), argo[i], j)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestHostileNamesReadAlikeInArgoCD renders the allpaths fixture as a

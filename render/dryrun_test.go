@@ -2,8 +2,6 @@ package render_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,23 +18,13 @@ func TestServerSideDryRun(t *testing.T) {
 	defer cancel()
 	c := exampleContract(t)
 	env.ApplyYAML(t, "", "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+c.Namespace+"}\n")
-	goldens, err := filepath.Glob("testdata/golden/*.yaml")
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no golden output: %v", err)
-	}
-	for _, golden := range goldens {
-		t.Run(filepath.Base(golden), func(t *testing.T) {
-			data, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			objs, err := kubetest.ParseYAML(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := env.DryRun(ctx, c.Namespace, objs...); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	eachGolden(t, func(t *testing.T, data []byte) {
+		objs, err := kubetest.ParseYAML(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := env.DryRun(ctx, c.Namespace, objs...); err != nil {
+			t.Error(err)
+		}
+	})
 }

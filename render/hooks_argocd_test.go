@@ -2,8 +2,6 @@ package render_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -16,60 +14,50 @@ import (
 // applied before the Sync phase's objects, so such a hook would see the
 // old value or none).
 func TestGoldenHooksFollowArgoCDAdvice(t *testing.T) {
-	goldens, err := filepath.Glob("testdata/golden/*.yaml")
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no golden output: %v", err)
-	}
-	for _, golden := range goldens {
-		t.Run(filepath.Base(golden), func(t *testing.T) {
-			data, err := os.ReadFile(golden)
-			if err != nil {
+	eachGolden(t, func(t *testing.T, data []byte) {
+		var objs []map[string]any
+		rendered := map[string]bool{} // Secrets of the output, by namespace/name
+		for _, doc := range argoCDDocuments(t, data) {
+			var o map[string]any
+			if err := json.Unmarshal(doc, &o); err != nil {
 				t.Fatal(err)
 			}
-			var objs []map[string]any
-			rendered := map[string]bool{} // Secrets of the output, by namespace/name
-			for _, doc := range argoCDDocuments(t, data) {
-				var o map[string]any
-				if err := json.Unmarshal(doc, &o); err != nil {
-					t.Fatal(err)
-				}
-				objs = append(objs, o)
-				if o["kind"] == "Secret" {
-					rendered[str(o, "metadata", "namespace")+"/"+str(o, "metadata", "name")] = true
-				}
+			objs = append(objs, o)
+			if o["kind"] == "Secret" {
+				rendered[str(o, "metadata", "namespace")+"/"+str(o, "metadata", "name")] = true
 			}
-			hooks := 0
-			for _, o := range objs {
-				phase := str(o, "metadata", "annotations", "argocd.argoproj.io/hook")
-				if phase == "" {
-					continue
-				}
-				hooks++
-				id := str(o, "kind") + "/" + str(o, "metadata", "name")
-				if str(o, "metadata", "annotations", "argocd.argoproj.io/hook-delete-policy") == "" {
-					t.Errorf("hook %s has no argocd.argoproj.io/hook-delete-policy", id)
-				}
-				if o["kind"] == "Job" {
-					if spec, _ := o["spec"].(map[string]any); spec != nil {
-						if _, ok := spec["ttlSecondsAfterFinished"]; ok {
-							t.Errorf("hook Job %s sets ttlSecondsAfterFinished", id)
-						}
-					}
-				}
-				if phase != "PreSync" {
-					continue
-				}
-				for _, name := range secretsRead(o) {
-					if rendered[str(o, "metadata", "namespace")+"/"+name] {
-						t.Errorf("PreSync hook %s reads Secret %s, which the same output renders", id, name)
+		}
+		hooks := 0
+		for _, o := range objs {
+			phase := str(o, "metadata", "annotations", "argocd.argoproj.io/hook")
+			if phase == "" {
+				continue
+			}
+			hooks++
+			id := str(o, "kind") + "/" + str(o, "metadata", "name")
+			if str(o, "metadata", "annotations", "argocd.argoproj.io/hook-delete-policy") == "" {
+				t.Errorf("hook %s has no argocd.argoproj.io/hook-delete-policy", id)
+			}
+			if o["kind"] == "Job" {
+				if spec, _ := o["spec"].(map[string]any); spec != nil {
+					if _, ok := spec["ttlSecondsAfterFinished"]; ok {
+						t.Errorf("hook Job %s sets ttlSecondsAfterFinished", id)
 					}
 				}
 			}
-			if hooks == 0 {
-				t.Log("no hook in this output")
+			if phase != "PreSync" {
+				continue
 			}
-		})
-	}
+			for _, name := range secretsRead(o) {
+				if rendered[str(o, "metadata", "namespace")+"/"+name] {
+					t.Errorf("PreSync hook %s reads Secret %s, which the same output renders", id, name)
+				}
+			}
+		}
+		if hooks == 0 {
+			t.Log("no hook in this output")
+		}
+	})
 }
 
 // str is the string at a path of nested objects, or "".

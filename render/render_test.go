@@ -204,3 +204,21 @@ func TestRenderWithin(t *testing.T) {
 		t.Errorf("within the budget: %v", err)
 	}
 }
+
+// eachGolden runs f in a subtest on every golden output's bytes.
+func eachGolden(t *testing.T, f func(t *testing.T, data []byte)) {
+	t.Helper()
+	goldens, err := filepath.Glob("testdata/golden/*.yaml")
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no golden output: %v", err)
+	}
+	for _, golden := range goldens {
+		t.Run(filepath.Base(golden), func(t *testing.T) {
+			data, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f(t, data)
+		})
+	}
+}
