@@ -128,8 +128,11 @@ func verdict(s string) string { return strings.Fields(s + " x")[0] }
 
 func load(dir string) ([]peerCase, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.sql"))
-	if err != nil || len(paths) == 0 {
-		return nil, fmt.Errorf("no case in %s (run from the module root): %v", dir, err)
+	if err != nil {
+		return nil, fmt.Errorf("the corpus: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no case in %s (run from the module root)", dir)
 	}
 	var out []peerCase
 	for _, p := range paths {

@@ -361,8 +361,8 @@ func (l *linter) alterCmd(table string, cmd node) {
 		if l.s.notNullChecked(table, name) {
 			return
 		}
-		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock (no validated CHECK (%s IS NOT NULL) is known from earlier files)", name, table, name),
-			"ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID in one file, VALIDATE CONSTRAINT in a later file, then SET NOT NULL (in that file or a later one): PostgreSQL 12+ uses the validated constraint and skips the scan")
+		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock: no validated CHECK (%s IS NOT NULL) of the table is known from an earlier file or statement", name, table, name),
+			"ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID in one file, VALIDATE CONSTRAINT in a later file, then SET NOT NULL in that file or a later one: PostgreSQL 12+ uses the validated constraint and skips the scan")
 	case "AT_AddConstraint":
 		l.addConstraint(table, is(cmd["def"], "Constraint"))
 	case "AT_ValidateConstraint":
