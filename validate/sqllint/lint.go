@@ -548,8 +548,11 @@ func constString(v any) string {
 			}
 			switch x := inner[f.field].(type) {
 			case nil:
-				if f.key == "ival" {
+				switch f.key {
+				case "ival":
 					return "0"
+				case "boolval":
+					return "false"
 				}
 				return ""
 			case float64:
