@@ -72,7 +72,7 @@ func sqlHasStatement(sql string) bool {
 // LintMigrations reads every declared migration with PostgreSQL's grammar
 // (package sqllint) and reports what would hurt the live database, with the
 // severities of the contract's policy.migrations, at
-// migrations/FILE:LINE:COLUMN. Every declared file is read, applied or not:
+// migrations/FILE:LINE:COLUMN, in the order the Job applies them. Every declared file is read, applied or not:
 // render cannot know which ones the database already has. Without
 // migrations it costs nothing: the parser starts on the first file.
 func LintMigrations(d *Declaration, c *Contract) problem.Problems {
@@ -82,8 +82,11 @@ func LintMigrations(d *Declaration, c *Contract) problem.Problems {
 	cfg := sqllint.Config{Severities: c.Policy.Migrations, LockTimeout: c.DB.Migrations.LockTimeout}
 	dir := filepath.Join(filepath.Dir(d.File), MigrationsDir)
 	var ps problem.Problems
+	// One session for the files in the Job's order: an earlier file's
+	// validated CHECK (col IS NOT NULL) lets a later SET NOT NULL pass.
+	session := sqllint.NewSession(cfg)
 	for _, m := range d.Migrations {
-		for _, f := range sqllint.Lint(string(m.SQL), cfg) {
+		for _, f := range session.Lint(string(m.SQL)) {
 			p := problem.Problem{Code: f.Code, File: filepath.Join(dir, m.Name), Line: f.Line, Column: f.Column, Message: f.Message, Hint: f.Hint}
 			if f.Severity == sqllint.Warning {
 				p.Severity = problem.SeverityWarning

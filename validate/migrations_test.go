@@ -154,3 +154,33 @@ func TestDeclaredQuantitiesPositive(t *testing.T) {
 		}
 	}
 }
+
+// TestLintMigrationsAcrossFiles: the files are linted in the Job's order as
+// one session, so a CHECK (col IS NOT NULL) validated in an earlier file
+// lets a later SET NOT NULL pass, and only there.
+func TestLintMigrationsAcrossFiles(t *testing.T) {
+	c := &Contract{}
+	c.DB.Migrations.LockTimeout = DefaultLockTimeout
+	lint := func(files ...string) []string {
+		d := &Declaration{File: "cl/codelocation.yaml"}
+		for i, sql := range files {
+			d.Migrations = append(d.Migrations, Migration{Name: fmt.Sprintf("%03d-x.sql", i+1), SQL: []byte(sql)})
+		}
+		var got []string
+		for _, p := range LintMigrations(d, c) {
+			got = append(got, fmt.Sprintf("%s:%d %s", filepath.Base(p.File), p.Line, p.Code))
+		}
+		return got
+	}
+	const (
+		add = "ALTER TABLE t ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL) NOT VALID;"
+		val = "ALTER TABLE t VALIDATE CONSTRAINT t_c_nn;"
+		set = "ALTER TABLE t ALTER COLUMN c SET NOT NULL;"
+	)
+	if got := lint(add, val, set); got != nil {
+		t.Errorf("check, validate, set in three files: %v", got)
+	}
+	if got, want := lint(set, add, val), []string{"001-x.sql:1 sql-set-not-null"}; !cmp.Equal(got, want) {
+		t.Errorf("set before the check: %v, want %v", got, want)
+	}
+}

@@ -36,11 +36,19 @@ type Finding struct {
 
 // Lint reads one migration file with PostgreSQL's grammar and returns its
 // findings in file order. A file PostgreSQL refuses yields one sql-syntax
-// finding and nothing else.
+// finding and nothing else. It knows nothing of earlier files: a
+// code-location's migrations are linted in order with a Session.
 func Lint(sql string, cfg Config) []Finding {
+	return NewSession(cfg).Lint(sql)
+}
+
+// Lint reads the next migration file of the session (files in the order the
+// Job applies them) and returns its findings in file order.
+func (s *Session) Lint(sql string) []Finding {
+	cfg := s.cfg
 	tree, scan, err := parse(sql)
 	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[string]bool{},
-		lockTimeout: cfg.LockTimeout > 0}
+		lockTimeout: cfg.LockTimeout > 0, s: s, addedNotValid: map[string]string{}, droppedIfExists: map[string]bool{}}
 	if err != nil {
 		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: syntaxMessage(err.Error()),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
@@ -74,6 +82,13 @@ type linter struct {
 	lockTimeout bool
 	allows      []allow
 	out         []Finding
+	s           *Session
+	// addedNotValid: constraints this transactional file added NOT VALID
+	// (table and name), with the lock the ADD took.
+	addedNotValid map[string]string
+	// droppedIfExists: constraints this no-transaction file drops IF
+	// EXISTS, which makes adding them again re-runnable.
+	droppedIfExists map[string]bool
 
 	// per statement
 	start    int // byte offset of the statement's first character of code
@@ -134,9 +149,13 @@ func (l *linter) statement(raw node) {
 
 // check applies the rules to one statement; it returns what strong lock
 // the statement takes on an existing table ("" for none), for the
-// lock_timeout rule.
+// lock_timeout rule: SHARE or stronger, the modes that block writes or
+// reads and that every later query queues behind.
 func (l *linter) check(stmt any) string {
 	k, n := kind(stmt)
+	if l.noTx {
+		l.rerunnable(k, n)
+	}
 	switch k {
 	case "IndexStmt":
 		return l.createIndex(n)
@@ -158,16 +177,38 @@ func (l *linter) check(stmt any) string {
 	case "CreateTableAsStmt":
 		l.created[n.get("into").get("rel").str("relname")] = true
 	case "TruncateStmt":
-		return "TRUNCATE takes an ACCESS EXCLUSIVE lock"
+		return l.truncate(n)
 	case "LockStmt":
-		return "LOCK TABLE takes a strong lock"
+		// LOCK without a mode is ACCESS EXCLUSIVE (8); SHARE is 5.
+		if mode := n.int("mode", 8); mode >= 5 {
+			return "LOCK TABLE in " + lockModes[mode] + " mode"
+		}
 	case "CreateTrigStmt":
 		if !l.created[n.get("relation").str("relname")] {
 			return "CREATE TRIGGER takes a SHARE ROW EXCLUSIVE lock"
 		}
+	case "ClusterStmt":
+		return l.cluster(n)
+	case "VacuumStmt":
+		return l.vacuum(n)
+	case "RefreshMatViewStmt":
+		return l.refresh(n)
+	case "DropdbStmt":
+		l.dropDatabase(n)
+	case "AlterDomainStmt":
+		return l.alterDomain(n)
+	case "CreateDomainStmt":
+		// A new domain's CHECK reads no table: no column uses it yet.
+		if names := n.list("domainname"); len(names) > 0 {
+			l.created[is(names[len(names)-1], "String").str("sval")] = true
+		}
 	}
 	return ""
 }
+
+// lockModes names LOCK's modes by their number in the parse tree.
+var lockModes = map[int]string{1: "ACCESS SHARE", 2: "ROW SHARE", 3: "ROW EXCLUSIVE", 4: "SHARE UPDATE EXCLUSIVE",
+	5: "SHARE", 6: "SHARE ROW EXCLUSIVE", 7: "EXCLUSIVE", 8: "ACCESS EXCLUSIVE"}
 
 const noTxHint = "in a file whose first line is -- codeloc:no-transaction"
 
@@ -209,6 +250,11 @@ func (l *linter) drop(s node) string {
 			"drop it with DROP INDEX CONCURRENTLY "+noTxHint)
 		return "DROP INDEX takes an ACCESS EXCLUSIVE lock"
 	case "OBJECT_TABLE", "OBJECT_SCHEMA":
+		if what == "OBJECT_TABLE" {
+			for _, o := range s.list("objects") {
+				l.s.forgetTable(lastName(o))
+			}
+		}
 		if l.allCreated(s.list("objects")) {
 			return ""
 		}
@@ -235,6 +281,18 @@ func (l *linter) allCreated(objects []any) bool {
 	return len(objects) > 0
 }
 
+// lastName is the last part of a qualified name of a DROP's list.
+func lastName(o any) string {
+	items := []any{o}
+	if list := is(o, "List"); list != nil {
+		items = list.list("items")
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	return is(items[len(items)-1], "String").str("sval")
+}
+
 func (l *linter) reindex(s node) string {
 	for _, p := range s.list("params") {
 		if d := is(p, "DefElem"); d != nil && d.str("defname") == "concurrently" && defBool(d) {
@@ -253,8 +311,8 @@ func defBool(d node) bool {
 	if !ok {
 		return true
 	}
-	switch v := strings.ToLower(constString(arg)); v {
-	case "false", "off", "0", "no":
+	switch v := strings.ToLower(strings.TrimSpace(constString(arg))); v {
+	case "false", "off", "0", "no", "f", "n", "of", "fa", "fal", "fals":
 		return false
 	}
 	return true
@@ -262,7 +320,15 @@ func defBool(d node) bool {
 
 func (l *linter) alterTable(s node) string {
 	table := s.get("relation").str("relname")
-	if s.str("objtype") != "OBJECT_TABLE" || l.created[table] {
+	if s.str("objtype") != "OBJECT_TABLE" {
+		return ""
+	}
+	if l.created[table] {
+		for _, c := range s.list("cmds") {
+			if cmd := is(c, "AlterTableCmd"); cmd != nil {
+				l.remember(table, cmd)
+			}
+		}
 		return ""
 	}
 	strong := ""
@@ -271,14 +337,17 @@ func (l *linter) alterTable(s node) string {
 		if cmd == nil {
 			continue
 		}
-		if cmd.str("subtype") != "AT_ValidateConstraint" {
-			strong = "ALTER TABLE takes an ACCESS EXCLUSIVE lock"
+		if lock := alterLock(cmd); lock != "" && strong == "" {
+			strong = "ALTER TABLE ... " + subcommand(cmd) + " takes an " + lock + " lock"
 		}
 		l.alterCmd(table, cmd)
+		l.remember(table, cmd)
 	}
 	return strong
 }
 
+// alterCmd applies the rules to one subcommand of ALTER TABLE on an
+// existing table.
 func (l *linter) alterCmd(table string, cmd node) {
 	name := cmd.str("name")
 	switch cmd.str("subtype") {
@@ -289,24 +358,31 @@ func (l *linter) alterCmd(table string, cmd node) {
 			fmt.Sprintf("ALTER COLUMN %q TYPE rewrites the table %q and its indexes under an ACCESS EXCLUSIVE lock (every type change but a few binary-compatible ones)", name, table),
 			"add a column of the new type, backfill it in batches, switch the code to it, and drop the old column in a later revision")
 	case "AT_SetNotNull":
-		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock", name, table),
-			"ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID, then VALIDATE CONSTRAINT in a later statement, then SET NOT NULL, which uses the validated constraint and skips the scan")
+		if l.s.notNullChecked(table, name) {
+			return
+		}
+		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock: no validated CHECK (%s IS NOT NULL) of the table is known from an earlier file or statement", name, table, name),
+			"ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID in one file, VALIDATE CONSTRAINT in a later file, then SET NOT NULL in that file or a later one: PostgreSQL 12+ uses the validated constraint and skips the scan")
 	case "AT_AddConstraint":
 		l.addConstraint(table, is(cmd["def"], "Constraint"))
+	case "AT_ValidateConstraint":
+		if lock, ok := l.addedNotValid[table+"\x00"+name]; ok {
+			l.find(RuleValidateSameTx, -1, fmt.Sprintf("VALIDATE CONSTRAINT %q in the transaction that added it NOT VALID: the ADD's %s lock on %q is held until the file commits, so the validation scans the table under it and NOT VALID gains nothing", name, lock, table),
+				"end the file after ADD CONSTRAINT ... NOT VALID and validate in a later file: the ADD commits at once, and VALIDATE CONSTRAINT alone takes a SHARE UPDATE EXCLUSIVE lock that lets reads and writes through")
+		}
+	case "AT_DetachPartition":
+		pc := is(cmd["def"], "PartitionCmd")
+		part := pc.get("name").str("relname")
+		if pc.bool("concurrent") {
+			l.concurrentlyInTx("DETACH PARTITION ... CONCURRENTLY")
+			return
+		}
+		l.find(RuleDetachBlocking, -1, fmt.Sprintf("DETACH PARTITION %q takes an ACCESS EXCLUSIVE lock on the partitioned table %q: every query on it, and on each of its partitions through it, waits", part, table),
+			"ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY (PostgreSQL 14+, SHARE UPDATE EXCLUSIVE on both tables) as the only statement of a file whose first line is -- codeloc:no-transaction; if it is interrupted, run ALTER TABLE ... DETACH PARTITION ... FINALIZE")
 	case "AT_DropColumn":
 		l.find(RuleDrop, -1, fmt.Sprintf("DROP COLUMN %q: the previous revision's pods still read and write it while the rollout runs, and its data is gone for good", name),
 			"stop using the column in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
 	}
-}
-
-// volatile lists functions PostgreSQL marks VOLATILE that a column default
-// commonly calls: such a default is evaluated for every existing row, so
-// ADD COLUMN rewrites the table. now(), CURRENT_TIMESTAMP and
-// statement_timestamp() are STABLE: evaluated once, no rewrite.
-var volatile = map[string]bool{
-	"random": true, "random_normal": true, "clock_timestamp": true, "timeofday": true,
-	"gen_random_uuid": true, "uuidv4": true, "uuidv7": true, "uuid_generate_v1": true, "uuid_generate_v1mc": true,
-	"uuid_generate_v4": true, "nextval": true, "txid_current": true, "pg_current_xact_id": true, "gen_random_bytes": true,
 }
 
 // serial types are integer columns with a nextval() default.
@@ -328,7 +404,7 @@ func (l *linter) addColumn(table string, col node) {
 			hasDefault = true
 			if fn := volatileCall(c["raw_expr"]); fn != "" {
 				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
-					fmt.Sprintf("ADD COLUMN %q with the volatile default %s(): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
+					fmt.Sprintf("ADD COLUMN %q with the default %s(), which is not a known IMMUTABLE or STABLE built-in (PostgreSQL makes a function VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
 					"add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows only), and backfill the existing rows in batches")
 			}
 		case "CONSTR_IDENTITY", "CONSTR_GENERATED":
@@ -357,23 +433,6 @@ func (l *linter) addColumn(table string, col node) {
 	}
 }
 
-// volatileCall returns the name of a known-volatile function the
-// expression calls, or "".
-func volatileCall(expr any) string {
-	found := ""
-	walk(expr, func(k string, n node) {
-		if k != "FuncCall" || found != "" {
-			return
-		}
-		if names := n.list("funcname"); len(names) > 0 {
-			if name := is(names[len(names)-1], "String").str("sval"); volatile[name] {
-				found = name
-			}
-		}
-	})
-	return found
-}
-
 // walk calls fn for every wrapped node under v, to any depth.
 func walk(v any, fn func(kind string, n node)) {
 	switch v := v.(type) {
@@ -397,6 +456,12 @@ func (l *linter) addConstraint(table string, c node) {
 	case "CONSTR_CHECK", "CONSTR_FOREIGN":
 		if !c.bool("skip_validation") {
 			l.constraintValidated(table, at)
+		} else if !l.noTx {
+			lock := "ACCESS EXCLUSIVE"
+			if c.str("contype") == "CONSTR_FOREIGN" {
+				lock = "SHARE ROW EXCLUSIVE"
+			}
+			l.addedNotValid[table+"\x00"+constraintName(table, c)] = lock
 		}
 	case "CONSTR_PRIMARY", "CONSTR_UNIQUE", "CONSTR_EXCLUSION":
 		if c.str("indexname") == "" {
@@ -408,7 +473,7 @@ func (l *linter) addConstraint(table string, c node) {
 func (l *linter) constraintValidated(table string, at int) {
 	l.find(RuleConstraintValidated, at,
 		fmt.Sprintf("a CHECK or FOREIGN KEY constraint added to the existing table %q checks every row under a lock that blocks its writes (a FOREIGN KEY locks the referenced table too)", table),
-		"add it NOT VALID (new rows are checked at once), then ALTER TABLE ... VALIDATE CONSTRAINT in a later statement, which lets writes through")
+		"add it NOT VALID (new rows are checked at once), then ALTER TABLE ... VALIDATE CONSTRAINT in a later file, which lets reads and writes through")
 }
 
 func (l *linter) uniqueConstraint(table string, at int) {
@@ -422,6 +487,10 @@ func (l *linter) rename(s node) string {
 	table := rel.str("relname")
 	if l.created[table] {
 		return ""
+	}
+	switch s.str("renameType") {
+	case "OBJECT_TABLE", "OBJECT_COLUMN", "OBJECT_TABCONSTRAINT":
+		l.s.forgetTable(table)
 	}
 	switch s.str("renameType") {
 	case "OBJECT_TABLE":
@@ -465,6 +534,12 @@ func constString(v any) string {
 	switch k {
 	case "String":
 		return n.str("sval")
+	case "Integer": // {"Integer": {}} is 0
+		return fmt.Sprint(n.int("ival", 0))
+	case "Float":
+		return n.str("fval")
+	case "Boolean":
+		return fmt.Sprint(n.bool("boolval"))
 	case "A_Const":
 		for _, f := range []struct{ key, field string }{{"ival", "ival"}, {"sval", "sval"}, {"fval", "fval"}, {"boolval", "boolval"}} {
 			inner := n.get(f.key)
@@ -473,8 +548,11 @@ func constString(v any) string {
 			}
 			switch x := inner[f.field].(type) {
 			case nil:
-				if f.key == "ival" {
+				switch f.key {
+				case "ival":
 					return "0"
+				case "boolval":
+					return "false"
 				}
 				return ""
 			case float64:

@@ -2,6 +2,7 @@ package sqllint_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,15 +47,15 @@ var lintCases = []struct {
 	{"index on an existing table", "CREATE INDEX i ON t (c);", withTimeout, []string{"1:1 sql-index-blocking"}},
 	{"the ADR's hnsw index in a transaction", "CREATE INDEX researchers_embedding_hnsw\n  ON researchers USING hnsw (embedding vector_cosine_ops);", withTimeout, []string{"1:1 sql-index-blocking"}},
 	{"unique index too", "CREATE UNIQUE INDEX i ON t (c);", withTimeout, []string{"1:1 sql-index-blocking"}},
-	{"index concurrently in a no-transaction file", noTx + "CREATE INDEX CONCURRENTLY i ON t (c);", withTimeout, nil},
+	{"index concurrently in a no-transaction file", noTx + "CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);", withTimeout, nil},
 	{"index concurrently in a transaction", "CREATE INDEX CONCURRENTLY i ON t (c);", withTimeout, []string{"1:1 sql-concurrently-in-transaction"}},
 	{"marker not on the first line", "\n" + noTx + "CREATE INDEX CONCURRENTLY i ON t (c);", withTimeout, []string{"3:1 sql-concurrently-in-transaction"}},
-	{"marker with CRLF", "-- codeloc:no-transaction\r\nCREATE INDEX CONCURRENTLY i ON t (c);", withTimeout, nil},
+	{"marker with CRLF", "-- codeloc:no-transaction\r\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);", withTimeout, nil},
 	{"table created in the same file", "CREATE TABLE t (c int);\nCREATE INDEX i ON t (c);\nDROP INDEX i;", withTimeout, nil},
-	{"table created in the same no-transaction file, concurrently", noTx + "CREATE TABLE t (c int);\nCREATE INDEX CONCURRENTLY i ON t (c);", withTimeout, nil},
+	{"table created in the same no-transaction file, concurrently", noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);", withTimeout, nil},
 	{"table created with AS", "CREATE TABLE t AS SELECT 1 AS c;\nCREATE INDEX i ON t (c);", withTimeout, nil},
 	{"drop index", "DROP INDEX i;", withTimeout, []string{"1:1 sql-index-blocking"}},
-	{"drop index concurrently", noTx + "DROP INDEX CONCURRENTLY i;", withTimeout, nil},
+	{"drop index concurrently", noTx + "DROP INDEX CONCURRENTLY IF EXISTS i;", withTimeout, nil},
 	{"drop index concurrently in a transaction", "DROP INDEX CONCURRENTLY i;", withTimeout, []string{"1:1 sql-concurrently-in-transaction"}},
 	{"reindex", "REINDEX INDEX i;", withTimeout, []string{"1:1 sql-reindex-blocking"}},
 	{"reindex concurrently", noTx + "REINDEX INDEX CONCURRENTLY i;\nREINDEX (CONCURRENTLY) TABLE t;", withTimeout, nil},
@@ -79,7 +80,8 @@ var lintCases = []struct {
 
 	// constraints
 	{"check constraint", "ALTER TABLE t ADD CONSTRAINT c CHECK (c > 0);", withTimeout, []string{"1:19 sql-constraint-validated"}},
-	{"check constraint not valid, then validated", "ALTER TABLE t ADD CONSTRAINT c CHECK (c > 0) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT c;", withTimeout, nil},
+	{"check constraint not valid, then validated in the same transaction", "ALTER TABLE t ADD CONSTRAINT c CHECK (c > 0) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT c;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
+	{"check constraint not valid, then validated in a no-transaction file", noTx + "ALTER TABLE t DROP CONSTRAINT IF EXISTS c;\nALTER TABLE t ADD CONSTRAINT c CHECK (c > 0) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT c;", withTimeout, nil},
 	{"foreign key", "ALTER TABLE t ADD FOREIGN KEY (u) REFERENCES u (id);", withTimeout, []string{"1:19 sql-constraint-validated"}},
 	{"foreign key not valid", "ALTER TABLE t ADD FOREIGN KEY (u) REFERENCES u (id) NOT VALID;", withTimeout, nil},
 	{"inline foreign key on a new column", "ALTER TABLE t ADD COLUMN u int REFERENCES u (id);", withTimeout, []string{"1:32 sql-constraint-validated"}},
@@ -138,6 +140,83 @@ var lintCases = []struct {
 	{"dollar-quoted body", "CREATE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $body$\nBEGIN\n  DROP TABLE t;\n  COMMIT;\nEND\n$body$;\nDROP TABLE u;", withTimeout, []string{"7:1 sql-drop"}},
 	{"quoted names", `ALTER TABLE "Weird;Name" ADD COLUMN "Ç" int NOT NULL;`, withTimeout, []string{"1:37 sql-add-column-not-null"}},
 
+	// REINDEX options as PostgreSQL reads a boolean
+	{"reindex concurrently 0", noTx + "REINDEX (CONCURRENTLY 0) TABLE t;", withTimeout, []string{"2:1 sql-reindex-blocking"}},
+	{"reindex concurrently FALSE and off", noTx + "REINDEX (CONCURRENTLY FALSE) INDEX i;\nREINDEX (CONCURRENTLY off) INDEX j;", withTimeout, []string{"2:1 sql-reindex-blocking", "3:1 sql-reindex-blocking"}},
+	{"reindex concurrently 1 and true", noTx + "REINDEX (CONCURRENTLY 1) TABLE t;\nREINDEX (CONCURRENTLY true) TABLE t;", withTimeout, nil},
+
+	// volatility by an allowlist of IMMUTABLE and STABLE built-ins
+	{"a user function's default", "ALTER TABLE t ADD COLUMN c uuid DEFAULT uuid();", withTimeout, []string{"1:33 sql-volatile-default"}},
+	{"a function of another schema, though named as a built-in", "ALTER TABLE t ADD COLUMN c timestamptz DEFAULT app.now();", withTimeout, []string{"1:40 sql-volatile-default"}},
+	{"nextval", "ALTER TABLE t ADD COLUMN n bigint DEFAULT nextval('t_n_seq');", withTimeout, []string{"1:35 sql-volatile-default"}},
+	{"uuid-ossp's v4", "ALTER TABLE t ADD COLUMN u uuid DEFAULT uuid_generate_v4();", withTimeout, []string{"1:33 sql-volatile-default"}},
+	{"known stable and immutable built-ins", "ALTER TABLE t ADD COLUMN a timestamptz DEFAULT pg_catalog.now(), ADD COLUMN b text DEFAULT lower(to_char(now(), 'YYYY')) || 'x', " +
+		"ADD COLUMN c jsonb DEFAULT jsonb_build_object('k', 1), ADD COLUMN d timestamp DEFAULT (now() AT TIME ZONE 'utc'), ADD COLUMN e text DEFAULT current_user, " +
+		"ADD COLUMN f uuid DEFAULT uuid_generate_v5(uuid_ns_url(), 'x'), ADD COLUMN g text DEFAULT current_setting('app.region');", withTimeout, nil},
+
+	// NOT VALID then VALIDATE in one transaction
+	{"foreign key not valid, validated in the same transaction", "ALTER TABLE t ADD CONSTRAINT t_u_fk FOREIGN KEY (u) REFERENCES u (id) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT t_u_fk;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
+	{"an unnamed check validated by the name PostgreSQL gives it", "ALTER TABLE t ADD CHECK (c IS NOT NULL) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT t_c_check;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
+	{"an unnamed foreign key likewise", "ALTER TABLE t ADD FOREIGN KEY (u) REFERENCES u (id) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT t_u_fkey;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
+	{"validating another table's constraint", "ALTER TABLE t ADD CONSTRAINT c CHECK (c > 0) NOT VALID;\nALTER TABLE u VALIDATE CONSTRAINT c;", withTimeout, nil},
+	{"validating alone", "ALTER TABLE t VALIDATE CONSTRAINT c;", withTimeout, nil},
+
+	// SET NOT NULL after a validated CHECK (col IS NOT NULL)
+	{"set not null after a check validated earlier in a no-transaction file", noTx + "ALTER TABLE t DROP CONSTRAINT IF EXISTS c_nn, ADD CONSTRAINT c_nn CHECK (c IS NOT NULL) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT c_nn;\nALTER TABLE t ALTER COLUMN c SET NOT NULL;", withTimeout, nil},
+	{"set not null after a check validated in the same transaction: the validation is what is flagged", "ALTER TABLE t ADD CONSTRAINT c_nn CHECK (c IS NOT NULL) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT c_nn;\nALTER TABLE t ALTER COLUMN c SET NOT NULL;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
+	{"set not null after a check in an AND", noTx + "ALTER TABLE t VALIDATE CONSTRAINT k;\nALTER TABLE t DROP CONSTRAINT IF EXISTS k, ADD CONSTRAINT k CHECK (c IS NOT NULL AND d > 0) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT k;\nALTER TABLE t ALTER COLUMN c SET NOT NULL;", withTimeout, nil},
+	{"set not null before the validation", noTx + "ALTER TABLE t DROP CONSTRAINT IF EXISTS c_nn, ADD CONSTRAINT c_nn CHECK (c IS NOT NULL) NOT VALID;\nALTER TABLE t ALTER COLUMN c SET NOT NULL;", withTimeout, []string{"3:1 sql-set-not-null"}},
+	{"a check of another column", noTx + "ALTER TABLE t DROP CONSTRAINT IF EXISTS d_nn, ADD CONSTRAINT d_nn CHECK (d IS NOT NULL) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT d_nn;\nALTER TABLE t ALTER COLUMN c SET NOT NULL;", withTimeout, []string{"4:1 sql-set-not-null"}},
+	{"a check in an OR proves nothing", noTx + "ALTER TABLE t DROP CONSTRAINT IF EXISTS k, ADD CONSTRAINT k CHECK (c IS NOT NULL OR d IS NOT NULL) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT k;\nALTER TABLE t ALTER COLUMN c SET NOT NULL;", withTimeout, []string{"4:1 sql-set-not-null"}},
+	{"a check dropped before the set", noTx + "ALTER TABLE t DROP CONSTRAINT IF EXISTS c_nn, ADD CONSTRAINT c_nn CHECK (c IS NOT NULL) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT c_nn;\nALTER TABLE t DROP CONSTRAINT IF EXISTS c_nn;\nALTER TABLE t ALTER COLUMN c SET NOT NULL;", withTimeout, []string{"5:1 sql-set-not-null"}},
+
+	// statements that had no rule
+	{"drop database", "DROP DATABASE legacy;", withTimeout, []string{"1:1 sql-drop-database"}},
+	{"drop database if exists in a no-transaction file", noTx + "DROP DATABASE IF EXISTS legacy;", withTimeout, []string{"2:1 sql-drop-database"}},
+	{"cluster", "CLUSTER t USING t_pkey;", withTimeout, []string{"1:1 sql-table-rewrite"}},
+	{"cluster every table, in a transaction", "CLUSTER;", withTimeout, []string{"1:1 sql-concurrently-in-transaction", "1:1 sql-table-rewrite"}},
+	{"cluster a table of the file", "CREATE TABLE t (c int PRIMARY KEY);\nCLUSTER t USING t_pkey;", withTimeout, nil},
+	{"vacuum full", noTx + "VACUUM FULL t;", withTimeout, []string{"2:1 sql-table-rewrite"}},
+	{"vacuum (full, analyze)", noTx + "VACUUM (FULL, ANALYZE) t;", withTimeout, []string{"2:1 sql-table-rewrite"}},
+	{"vacuum (full false) and (full 0)", noTx + "VACUUM (FULL false) t;\nVACUUM (FULL 0, ANALYZE) t;", withTimeout, nil},
+	{"vacuum in a transaction", "VACUUM (ANALYZE) t;", withTimeout, []string{"1:1 sql-concurrently-in-transaction"}},
+	{"analyze in a transaction", "ANALYZE t;", sqllint.Config{}, nil},
+	{"refresh", "REFRESH MATERIALIZED VIEW v;", withTimeout, []string{"1:1 sql-refresh-blocking"}},
+	{"refresh with no data", "REFRESH MATERIALIZED VIEW v WITH NO DATA;", withTimeout, []string{"1:1 sql-refresh-blocking"}},
+	{"refresh concurrently, in a transaction too", "REFRESH MATERIALIZED VIEW CONCURRENTLY v;", sqllint.Config{}, nil},
+	{"refresh a view of the file", "CREATE MATERIALIZED VIEW v AS SELECT 1 AS c WITH NO DATA;\nREFRESH MATERIALIZED VIEW v;", withTimeout, nil},
+	{"detach partition", "ALTER TABLE p DETACH PARTITION p2024;", withTimeout, []string{"1:1 sql-detach-blocking"}},
+	{"detach partition concurrently in a transaction", "ALTER TABLE p DETACH PARTITION p2024 CONCURRENTLY;", withTimeout, []string{"1:1 sql-concurrently-in-transaction"}},
+	{"detach partition concurrently", noTx + "ALTER TABLE p DETACH PARTITION p2024 CONCURRENTLY;", sqllint.Config{}, nil},
+	{"detach finalize", "ALTER TABLE p DETACH PARTITION p2024 FINALIZE;", sqllint.Config{}, nil},
+	{"truncate cascade", "TRUNCATE t CASCADE;", withTimeout, []string{"1:1 sql-truncate-cascade"}},
+	{"truncate naming every table", "TRUNCATE t, u RESTRICT;", withTimeout, nil},
+	{"domain constraint added", "ALTER DOMAIN positive ADD CONSTRAINT positive_check CHECK (VALUE > 0);", withTimeout, []string{"1:1 sql-domain-constraint"}},
+	{"domain constraint not valid", "ALTER DOMAIN positive ADD CONSTRAINT positive_check CHECK (VALUE > 0) NOT VALID;", sqllint.Config{}, nil},
+	{"domain constraint validated", "ALTER DOMAIN positive VALIDATE CONSTRAINT positive_check;", withTimeout, []string{"1:1 sql-domain-constraint"}},
+	{"domain set not null", "ALTER DOMAIN positive SET NOT NULL;", withTimeout, []string{"1:1 sql-domain-constraint"}},
+	{"domain not null constraint", "ALTER DOMAIN positive ADD CONSTRAINT nn NOT NULL;", withTimeout, []string{"1:1 sql-domain-constraint"}},
+	{"a new domain with a check", "CREATE DOMAIN positive AS int CHECK (VALUE > 0);", withTimeout, nil},
+	{"a domain of the file altered", "CREATE DOMAIN positive AS int;\nALTER DOMAIN positive ADD CONSTRAINT positive_check CHECK (VALUE > 0);", withTimeout, nil},
+
+	// re-runnable no-transaction files
+	{"not re-runnable creates", noTx + "CREATE TABLE t (c int);\nCREATE INDEX CONCURRENTLY i ON u (c);\nCREATE INDEX CONCURRENTLY ON u (d);\nCREATE VIEW v AS SELECT 1;\nCREATE SCHEMA s;\nCREATE EXTENSION vector;\nCREATE TYPE mood AS ENUM ('a');\nCREATE DOMAIN d AS int;", withTimeout,
+		[]string{"2:1 sql-not-rerunnable", "3:1 sql-not-rerunnable", "4:1 sql-not-rerunnable", "5:1 sql-not-rerunnable", "6:1 sql-not-rerunnable", "7:1 sql-not-rerunnable", "8:1 sql-not-rerunnable", "9:1 sql-not-rerunnable"}},
+	{"not re-runnable alters and drops", noTx + "ALTER TABLE u ADD COLUMN c int;\nALTER TABLE u DROP COLUMN IF EXISTS d, DROP CONSTRAINT k;\nALTER TABLE u ADD CONSTRAINT k CHECK (c > 0) NOT VALID;\nDROP INDEX CONCURRENTLY i;\nALTER TYPE mood ADD VALUE 'b';\nALTER TABLE u RENAME COLUMN a TO b;", withTimeout,
+		[]string{"2:1 sql-not-rerunnable", "3:1 sql-not-rerunnable", "3:1 sql-drop", "4:1 sql-not-rerunnable", "5:1 sql-not-rerunnable", "6:1 sql-not-rerunnable", "7:1 sql-not-rerunnable", "7:1 sql-rename"}},
+	{"re-runnable forms", noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON u (c);\nCREATE OR REPLACE VIEW v AS SELECT 1;\nCREATE SCHEMA IF NOT EXISTS s;\n" +
+		"ALTER TABLE u ADD COLUMN IF NOT EXISTS c int;\nALTER TABLE u DROP CONSTRAINT IF EXISTS k, ADD CONSTRAINT k CHECK (c > 0) NOT VALID;\nALTER TABLE u VALIDATE CONSTRAINT k;\nDROP INDEX CONCURRENTLY IF EXISTS j;\n" +
+		"ALTER TYPE mood ADD VALUE IF NOT EXISTS 'b';\nUPDATE u SET c = 0 WHERE c IS NULL;\nREINDEX INDEX CONCURRENTLY i;\nVACUUM (ANALYZE) u;", withTimeout, nil},
+	{"the same statements in a transaction", "CREATE TABLE t (c int);\nALTER TABLE u ADD COLUMN c int;\nCREATE VIEW v AS SELECT 1;", withTimeout, nil},
+
+	// lock_timeout: only the locks that block reads or writes
+	{"weak ALTER TABLE forms need no lock_timeout", "ALTER TABLE t SET (fillfactor = 70, autovacuum_vacuum_scale_factor = 0.01, toast.autovacuum_enabled = false);\nALTER TABLE t ALTER COLUMN c SET STATISTICS 500, ALTER COLUMN c SET (n_distinct = 100);\n" +
+		"ALTER TABLE t CLUSTER ON i;\nALTER TABLE t VALIDATE CONSTRAINT k;\nALTER TABLE t RESET (fillfactor);", sqllint.Config{}, nil},
+	{"weak LOCK modes need none", "LOCK t IN ACCESS SHARE MODE;\nLOCK t IN ROW EXCLUSIVE MODE;\nLOCK t IN SHARE UPDATE EXCLUSIVE MODE;", sqllint.Config{}, nil},
+	{"strong LOCK modes do", "LOCK t IN SHARE MODE;\nLOCK t;", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout"}},
+	{"a storage parameter that takes ACCESS EXCLUSIVE", "ALTER TABLE t SET (user_catalog_table = true);", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout"}},
+	{"a foreign key not valid, a trigger enabled", "ALTER TABLE t ADD FOREIGN KEY (u) REFERENCES u (id) NOT VALID;\nALTER TABLE t ENABLE TRIGGER x;", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout"}},
+
 	// syntax
 	{"syntax error", "CREATE TABLE t (c int,);", withTimeout, []string{"1:23 sql-syntax"}},
 	{"syntax error after multi-byte text", "-- «é»\nSELECT 'ü' FROM;", withTimeout, []string{"2:16 sql-syntax"}},
@@ -161,7 +240,7 @@ func TestLint(t *testing.T) {
 // do it safely, on one line.
 func TestMessages(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range sqllint.Lint(sampler, sqllint.Config{}) {
+	for _, f := range append(sqllint.Lint(sampler, sqllint.Config{}), sqllint.Lint(noTxSampler, sqllint.Config{})...) {
 		seen[f.Code] = true
 		if f.Message == "" || f.Hint == "" || strings.ContainsAny(f.Message+f.Hint, "\n\r") {
 			t.Errorf("%s: message %q, hint %q", f.Code, f.Message, f.Hint)
@@ -178,7 +257,12 @@ func TestMessages(t *testing.T) {
 const sampler = "CREATE INDEX i ON t (c); DROP INDEX j; REINDEX TABLE t; ALTER TABLE t ADD COLUMN a int NOT NULL; " +
 	"ALTER TABLE t ADD COLUMN b float DEFAULT random(); ALTER TABLE t ALTER COLUMN c TYPE text; ALTER TABLE t ALTER COLUMN c SET NOT NULL; " +
 	"ALTER TABLE t ADD CHECK (c > 0); ALTER TABLE t ADD UNIQUE (c); DROP TABLE t; ALTER TABLE t RENAME TO u; BEGIN; " +
-	"CREATE INDEX CONCURRENTLY k ON t (c); TRUNCATE u;"
+	"CREATE INDEX CONCURRENTLY k ON t (c); TRUNCATE u; ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0) NOT VALID; ALTER TABLE t VALIDATE CONSTRAINT k; " +
+	"ALTER DOMAIN d SET NOT NULL; CLUSTER t; REFRESH MATERIALIZED VIEW v; ALTER TABLE p DETACH PARTITION c; TRUNCATE u CASCADE; DROP DATABASE x;"
+
+// noTxSampler is a no-transaction file with a finding of the rules only
+// such a file has.
+const noTxSampler = noTx + "CREATE TABLE t (c int);"
 
 // TestHostile feeds what a hostile or broken repo might: each is a result,
 // never a crash, and a file PostgreSQL refuses is one sql-syntax line.
@@ -246,5 +330,109 @@ func hostileCases() []struct {
 		{"a stack overflow in the parser", "SELECT 1" + strings.Repeat(" + 1", 200_000) + ";", []string{"sql-syntax"}},
 		{"an unclosed comment", "SELECT 1; /* and so on", []string{"sql-syntax"}},
 		{"an unclosed dollar quote", "SELECT $a$ forever", []string{"sql-syntax"}},
+	}
+}
+
+// TestSession lints files in order, as the Job applies them: what an
+// earlier file did changes what a later statement costs.
+func TestSession(t *testing.T) {
+	const (
+		addNN      = "ALTER TABLE t ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL) NOT VALID;"
+		validateNN = "ALTER TABLE t VALIDATE CONSTRAINT t_c_nn;"
+		setNN      = "ALTER TABLE t ALTER COLUMN c SET NOT NULL;"
+	)
+	for _, tt := range []struct {
+		name  string
+		files []string
+		want  [][]string
+	}{
+		{"check, validate, set: three files", []string{addNN, validateNN, setNN}, [][]string{nil, nil, nil}},
+		{"validate and set in the second file", []string{addNN, validateNN + "\n" + setNN}, [][]string{nil, nil}},
+		{"set without the validation", []string{addNN, setNN}, [][]string{nil, {"1:1 sql-set-not-null"}}},
+		{"validated in the transaction that added it", []string{addNN + "\n" + validateNN, setNN}, [][]string{{"2:1 sql-validate-same-transaction"}, nil}},
+		{"a check added valid (allowed) counts", []string{"-- codeloc:allow sql-constraint-validated the table is small\nALTER TABLE t ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL);", setNN},
+			[][]string{{"2:19 warning sql-constraint-validated allowed: the table is small"}, nil}},
+		{"the constraint dropped in between", []string{addNN, validateNN, "ALTER TABLE t DROP CONSTRAINT t_c_nn;", setNN}, [][]string{nil, nil, nil, {"1:1 sql-set-not-null"}}},
+		{"the table dropped and made again", []string{addNN, validateNN, "-- codeloc:allow sql-drop rebuilt\nDROP TABLE t;", setNN},
+			[][]string{nil, nil, {"2:1 warning sql-drop allowed: rebuilt"}, {"1:1 sql-set-not-null"}}},
+		{"another table's check", []string{"ALTER TABLE u ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL) NOT VALID;", "ALTER TABLE u VALIDATE CONSTRAINT t_c_nn;", setNN},
+			[][]string{nil, nil, {"1:1 sql-set-not-null"}}},
+		{"a syntax error in between changes nothing", []string{addNN, "SELEC 1;", validateNN, setNN}, [][]string{nil, {"1:1 sql-syntax"}, nil, nil}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := sqllint.NewSession(withTimeout)
+			for i, f := range tt.files {
+				if diff := cmp.Diff(tt.want[i], brief(s.Lint(f))); diff != "" {
+					t.Errorf("file %d: findings (-want +got):\n%s", i+1, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestSafeForms holds each rule to its hint: the unsafe form is flagged
+// with the rule, and the safe form the hint leads to, file by file, lints
+// clean (with the contract's lock_timeout).
+func TestSafeForms(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tt := range []struct {
+		rule   string
+		unsafe string
+		safe   []string
+	}{
+		{sqllint.RuleIndexBlocking, "CREATE INDEX i ON t (c);", []string{noTx + "CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);"}},
+		{sqllint.RuleConcurrentlyInTx, "CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);", []string{noTx + "CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);"}},
+		{sqllint.RuleReindexBlocking, "REINDEX INDEX i;", []string{noTx + "REINDEX INDEX CONCURRENTLY i;"}},
+		{sqllint.RuleAddColumnNotNull, "ALTER TABLE t ADD COLUMN c int NOT NULL;", []string{"ALTER TABLE t ADD COLUMN c int NOT NULL DEFAULT 0;"}},
+		{sqllint.RuleVolatileDefault, "ALTER TABLE t ADD COLUMN c uuid DEFAULT gen_random_uuid();", []string{
+			"ALTER TABLE t ADD COLUMN c uuid;\nALTER TABLE t ALTER COLUMN c SET DEFAULT gen_random_uuid();",
+			"UPDATE t SET c = gen_random_uuid() WHERE c IS NULL AND id < 10000;"}},
+		{sqllint.RuleColumnTypeChange, "ALTER TABLE t ALTER COLUMN c TYPE bigint;", []string{"ALTER TABLE t ADD COLUMN c_new bigint;", "UPDATE t SET c_new = c WHERE c_new IS NULL;"}},
+		{sqllint.RuleSetNotNull, "ALTER TABLE t ALTER COLUMN c SET NOT NULL;", []string{
+			"ALTER TABLE t ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL) NOT VALID;", "ALTER TABLE t VALIDATE CONSTRAINT t_c_nn;", "ALTER TABLE t ALTER COLUMN c SET NOT NULL;"}},
+		{sqllint.RuleConstraintValidated, "ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0);", []string{"ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0) NOT VALID;", "ALTER TABLE t VALIDATE CONSTRAINT k;"}},
+		{sqllint.RuleUniqueConstraint, "ALTER TABLE t ADD CONSTRAINT k UNIQUE (c);", []string{noTx + "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS k ON t (c);", "ALTER TABLE t ADD CONSTRAINT k UNIQUE USING INDEX k;"}},
+		{sqllint.RuleDrop, "DROP TABLE t;", []string{"-- codeloc:allow sql-drop unused since revision 41\nDROP TABLE t;"}},
+		{sqllint.RuleRename, "ALTER TABLE t RENAME COLUMN a TO b;", []string{"ALTER TABLE t ADD COLUMN b text;", "UPDATE t SET b = a WHERE b IS NULL;"}},
+		{sqllint.RuleTransactionControl, "BEGIN;\nCREATE TABLE t (c int);\nCOMMIT;", []string{"CREATE TABLE t (c int);"}},
+		{sqllint.RuleValidateSameTx, "ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT k;", []string{"ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0) NOT VALID;", "ALTER TABLE t VALIDATE CONSTRAINT k;"}},
+		{sqllint.RuleDomainConstraint, "ALTER DOMAIN d ADD CONSTRAINT k CHECK (VALUE > 0);", []string{
+			"ALTER DOMAIN d ADD CONSTRAINT k CHECK (VALUE > 0) NOT VALID;\nALTER TABLE t ADD CONSTRAINT t_c_positive CHECK (c > 0) NOT VALID;", "ALTER TABLE t VALIDATE CONSTRAINT t_c_positive;"}},
+		{sqllint.RuleTableRewrite, "VACUUM FULL t;", []string{noTx + "VACUUM (ANALYZE) t;"}},
+		{sqllint.RuleRefreshBlocking, "REFRESH MATERIALIZED VIEW v;", []string{noTx + "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS v_id ON v (id);", "REFRESH MATERIALIZED VIEW CONCURRENTLY v;"}},
+		{sqllint.RuleDetachBlocking, "ALTER TABLE p DETACH PARTITION p2024;", []string{noTx + "ALTER TABLE p DETACH PARTITION p2024 CONCURRENTLY;"}},
+		{sqllint.RuleTruncateCascade, "TRUNCATE t CASCADE;", []string{"TRUNCATE t, t_items;"}},
+		{sqllint.RuleDropDatabase, "DROP DATABASE legacy;", []string{"SELECT 1;"}},
+		{sqllint.RuleNotRerunnable, noTx + "CREATE TABLE t (c int);\nCREATE INDEX CONCURRENTLY i ON t (c);", []string{
+			noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);"}},
+		{sqllint.RuleLockTimeout, "ALTER TABLE t ALTER COLUMN c SET DEFAULT 0;", []string{"SET lock_timeout = '5s';\nALTER TABLE t ALTER COLUMN c SET DEFAULT 0;"}},
+	} {
+		seen[tt.rule] = true
+		t.Run(tt.rule, func(t *testing.T) {
+			cfg := withTimeout
+			if tt.rule == sqllint.RuleLockTimeout {
+				cfg = sqllint.Config{}
+			}
+			var codes []string
+			for _, f := range sqllint.Lint(tt.unsafe, cfg) {
+				codes = append(codes, f.Code)
+			}
+			if !slices.Contains(codes, tt.rule) {
+				t.Errorf("the unsafe form gives %v, not %s", codes, tt.rule)
+			}
+			s := sqllint.NewSession(cfg)
+			for i, f := range tt.safe {
+				for _, got := range s.Lint(f) {
+					if got.Allowed == "" {
+						t.Errorf("safe form, file %d: %d:%d %s: %s", i+1, got.Line, got.Column, got.Code, got.Message)
+					}
+				}
+			}
+		})
+	}
+	for _, r := range sqllint.Rules {
+		if !seen[r.Code] {
+			t.Errorf("rule %s has no safe form here", r.Code)
+		}
 	}
 }

@@ -36,6 +36,14 @@ const (
 	RuleRename              = "sql-rename"
 	RuleTransactionControl  = "sql-transaction-control"
 	RuleLockTimeout         = "sql-lock-timeout"
+	RuleValidateSameTx      = "sql-validate-same-transaction"
+	RuleDomainConstraint    = "sql-domain-constraint"
+	RuleTableRewrite        = "sql-table-rewrite"
+	RuleRefreshBlocking     = "sql-refresh-blocking"
+	RuleDetachBlocking      = "sql-detach-blocking"
+	RuleTruncateCascade     = "sql-truncate-cascade"
+	RuleDropDatabase        = "sql-drop-database"
+	RuleNotRerunnable       = "sql-not-rerunnable"
 	CodeSyntax              = "sql-syntax"       // not a rule: always an error
 	CodeAllowWithoutReason  = "sql-allow-reason" // not a rule: always an error
 	CodeAllowUnknownRule    = "sql-allow-rule"   // not a rule: always an error
@@ -50,19 +58,27 @@ type Rule struct {
 
 // Rules are the tunable rules, in the order docs list them.
 var Rules = []Rule{
-	{RuleIndexBlocking, Error, "CREATE INDEX or DROP INDEX on a table the file did not create, without CONCURRENTLY: it blocks every write to the table for the whole build."},
-	{RuleConcurrentlyInTx, Error, "CONCURRENTLY in a file that runs in a transaction, where PostgreSQL refuses it: make `-- codeloc:no-transaction` the file's first line."},
-	{RuleReindexBlocking, Error, "REINDEX without CONCURRENTLY: it blocks writes (and reads through the index) for the whole rebuild."},
+	{RuleIndexBlocking, Error, "CREATE INDEX (SHARE lock) or DROP INDEX (ACCESS EXCLUSIVE) on a table the file did not create, without CONCURRENTLY: it blocks every write to the table for the whole build."},
+	{RuleConcurrentlyInTx, Error, "A statement PostgreSQL refuses inside a transaction block (CONCURRENTLY, VACUUM, DETACH PARTITION ... CONCURRENTLY, CLUSTER without a table) in a file that runs in one: make `-- codeloc:no-transaction` the file's first line."},
+	{RuleReindexBlocking, Error, "REINDEX without CONCURRENTLY (or with CONCURRENTLY false): a SHARE lock on the table, ACCESS EXCLUSIVE on the index, for the whole rebuild; it blocks writes and the reads that use the index."},
 	{RuleAddColumnNotNull, Error, "ADD COLUMN ... NOT NULL without a default on an existing table: it fails on any row, and code still running does not write the column."},
-	{RuleVolatileDefault, Error, "ADD COLUMN with a volatile default (random(), clock_timestamp(), gen_random_uuid(), nextval() of a serial, an identity or a stored generated column): PostgreSQL rewrites the whole table under an ACCESS EXCLUSIVE lock."},
+	{RuleVolatileDefault, Error, "ADD COLUMN whose default calls anything but the known IMMUTABLE or STABLE built-ins (a volatile one such as random() or gen_random_uuid(), any user or extension function, which PostgreSQL makes VOLATILE unless told otherwise, a serial, an identity or a stored generated column): PostgreSQL rewrites the whole table under an ACCESS EXCLUSIVE lock."},
 	{RuleColumnTypeChange, Error, "ALTER COLUMN ... TYPE: most type changes rewrite the table and its indexes under an ACCESS EXCLUSIVE lock."},
-	{RuleSetNotNull, Error, "SET NOT NULL on an existing column: it scans the whole table under an ACCESS EXCLUSIVE lock (add a CHECK (col IS NOT NULL) NOT VALID constraint, validate it, then set it)."},
-	{RuleConstraintValidated, Error, "A CHECK or FOREIGN KEY constraint added to an existing table without NOT VALID: it scans the table under a lock that blocks writes (add it NOT VALID, then VALIDATE CONSTRAINT)."},
+	{RuleSetNotNull, Error, "SET NOT NULL on an existing column with no validated CHECK (col IS NOT NULL) in an earlier file (or earlier in the file): it scans the whole table under an ACCESS EXCLUSIVE lock; PostgreSQL 12+ skips the scan when such a constraint is validated."},
+	{RuleConstraintValidated, Error, "A CHECK (ACCESS EXCLUSIVE lock) or FOREIGN KEY (SHARE ROW EXCLUSIVE on both tables) constraint added to an existing table without NOT VALID: it scans the table under a lock that blocks writes (add it NOT VALID, then VALIDATE CONSTRAINT in a later file)."},
 	{RuleUniqueConstraint, Error, "A UNIQUE or PRIMARY KEY constraint added to an existing table: it builds its index under a lock that blocks writes (build a unique index CONCURRENTLY, then ADD CONSTRAINT ... USING INDEX)."},
 	{RuleDrop, Error, "DROP TABLE, DROP COLUMN or DROP SCHEMA: the previous revision's pods still read it during the rollout, and the data is gone."},
 	{RuleRename, Error, "A table or column renamed: the previous revision's pods still use the old name during the rollout."},
 	{RuleTransactionControl, Error, "BEGIN, COMMIT, ROLLBACK or SAVEPOINT in a file: the migration runner owns the transaction of each file."},
-	{RuleLockTimeout, Warning, "A statement that takes a strong lock runs without lock_timeout (the contract's database.migrations.lockTimeout is 0 and the file sets none): it queues behind a long query and every query queues behind it."},
+	{RuleLockTimeout, Warning, "A statement that takes a lock blocking reads or writes (SHARE or stronger: most ALTER TABLE forms, CREATE INDEX, TRUNCATE, LOCK in SHARE mode or above; not VALIDATE CONSTRAINT, SET STATISTICS, SET (fillfactor ...) or LOCK ... IN ACCESS SHARE MODE) runs without lock_timeout (the contract's database.migrations.lockTimeout is 0 and the file sets none): it queues behind a long query and every query queues behind it."},
+	{RuleValidateSameTx, Error, "VALIDATE CONSTRAINT in the transactional file that added the constraint NOT VALID: the ADD's lock (ACCESS EXCLUSIVE for a CHECK, SHARE ROW EXCLUSIVE for a FOREIGN KEY) is held until the file commits, so the validation scans under it and NOT VALID gains nothing."},
+	{RuleDomainConstraint, Error, "ALTER DOMAIN ... ADD CONSTRAINT without NOT VALID, SET NOT NULL or VALIDATE CONSTRAINT: PostgreSQL scans every column of the domain in every table under a SHARE lock on each (writes blocked). A new domain's CHECK (CREATE DOMAIN) is not flagged: no column uses it yet."},
+	{RuleTableRewrite, Error, "CLUSTER or VACUUM FULL: the table is rewritten under an ACCESS EXCLUSIVE lock, every query on it waits for the whole rewrite."},
+	{RuleRefreshBlocking, Error, "REFRESH MATERIALIZED VIEW without CONCURRENTLY: it holds an ACCESS EXCLUSIVE lock on the view for the whole refresh, so every read of it waits."},
+	{RuleDetachBlocking, Error, "ALTER TABLE ... DETACH PARTITION without CONCURRENTLY: an ACCESS EXCLUSIVE lock on the partitioned table, every query on any partition waits."},
+	{RuleTruncateCascade, Error, "TRUNCATE ... CASCADE: it also empties every table with a foreign key to the named ones, which the file does not name, under an ACCESS EXCLUSIVE lock on each."},
+	{RuleDropDatabase, Error, "DROP DATABASE: a migration runs against its code-location's database; dropping another one destroys data the migrations do not own (and PostgreSQL refuses it inside a transaction)."},
+	{RuleNotRerunnable, Error, "A statement of a `-- codeloc:no-transaction` file that fails or does its work twice when run again (CREATE without IF NOT EXISTS or OR REPLACE, DROP without IF EXISTS, ADD COLUMN without IF NOT EXISTS, ADD CONSTRAINT, a rename): a run stopped half way is retried from the file's first statement."},
 }
 
 // Others are the codes that are not rules: always errors, never tuned.

@@ -1,0 +1,6 @@
+-- family: sql-volatile-default
+-- source: squawk adding-field-with-default docs; Atlas PG (volatile default)
+-- expect: flag sql-volatile-default
+-- squawk: flag adding-field-with-default
+-- file
+ALTER TABLE "core_recipe" ADD COLUMN "foo" uuid DEFAULT gen_random_uuid();

@@ -1,0 +1,6 @@
+-- family: sql-drop-database
+-- source: squawk ban-drop-database docs
+-- expect: flag sql-drop-database
+-- squawk: flag ban-drop-database
+-- file
+DROP DATABASE "table_name";

@@ -1,0 +1,133 @@
+package sqllint
+
+// Session lints the migrations of one code-location in the order the Job
+// applies them, and carries what an earlier file did that changes what a
+// later statement costs: a validated CHECK (col IS NOT NULL) lets
+// PostgreSQL 12+ set NOT NULL without scanning the table.
+type Session struct {
+	cfg Config
+	// checks holds, per table, the CHECK constraints the files added that
+	// imply NOT NULL of some columns, by constraint name.
+	checks map[string]map[string]*notNullCheck
+}
+
+// notNullCheck is a CHECK constraint whose expression implies that columns
+// are not null (col IS NOT NULL, alone or in an AND).
+type notNullCheck struct {
+	columns   []string
+	validated bool
+}
+
+// NewSession starts the lint of a code-location's migrations.
+func NewSession(cfg Config) *Session {
+	return &Session{cfg: cfg, checks: map[string]map[string]*notNullCheck{}}
+}
+
+// notNullChecked reports whether a validated CHECK constraint of table
+// implies that column is not null.
+func (s *Session) notNullChecked(table, column string) bool {
+	for _, c := range s.checks[table] {
+		if !c.validated {
+			continue
+		}
+		for _, col := range c.columns {
+			if col == column {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Session) forgetTable(table string) { delete(s.checks, table) }
+
+// remember records what one ALTER TABLE subcommand does to the table's
+// CHECK constraints. It runs after the rules, so that a statement is judged
+// by what the earlier ones did.
+func (l *linter) remember(table string, cmd node) {
+	name := cmd.str("name")
+	switch cmd.str("subtype") {
+	case "AT_AddConstraint":
+		c := is(cmd["def"], "Constraint")
+		if c.str("contype") != "CONSTR_CHECK" {
+			return
+		}
+		cols := notNullColumns(c["raw_expr"])
+		if len(cols) == 0 {
+			return
+		}
+		if l.s.checks[table] == nil {
+			l.s.checks[table] = map[string]*notNullCheck{}
+		}
+		l.s.checks[table][constraintName(table, c)] = &notNullCheck{columns: cols, validated: !c.bool("skip_validation")}
+	case "AT_ValidateConstraint":
+		if c := l.s.checks[table][name]; c != nil {
+			c.validated = true
+		}
+	case "AT_DropConstraint":
+		delete(l.s.checks[table], name)
+	case "AT_DropColumn", "AT_AlterColumnType":
+		l.s.forgetTable(table)
+	}
+}
+
+// notNullColumns returns the columns a CHECK expression says are not null:
+// col IS NOT NULL, or such tests joined by AND (PostgreSQL proves NOT NULL
+// from either).
+func notNullColumns(expr any) []string {
+	k, n := kind(expr)
+	switch k {
+	case "NullTest":
+		if n.str("nulltesttype") != "IS_NOT_NULL" {
+			return nil
+		}
+		fields := is(n["arg"], "ColumnRef").list("fields")
+		if len(fields) == 0 {
+			return nil
+		}
+		if col := is(fields[len(fields)-1], "String").str("sval"); col != "" {
+			return []string{col}
+		}
+	case "BoolExpr":
+		if n.str("boolop") != "AND_EXPR" {
+			return nil
+		}
+		var out []string
+		for _, a := range n.list("args") {
+			out = append(out, notNullColumns(a)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// constraintName is the constraint's name as written, or the one
+// PostgreSQL gives an unnamed CHECK on one column: TABLE_COLUMN_check
+// (ChooseConstraintName; a name past 63 bytes or taken already differs).
+func constraintName(table string, c node) string {
+	if name := c.str("conname"); name != "" {
+		return name
+	}
+	if c.str("contype") == "CONSTR_FOREIGN" {
+		name := table
+		for _, a := range c.list("fk_attrs") {
+			name += "_" + is(a, "String").str("sval")
+		}
+		return name + "_fkey"
+	}
+	cols := map[string]bool{}
+	walk(c["raw_expr"], func(k string, n node) {
+		if k == "ColumnRef" {
+			if f := n.list("fields"); len(f) > 0 {
+				cols[is(f[len(f)-1], "String").str("sval")] = true
+			}
+		}
+	})
+	name := table
+	if len(cols) == 1 {
+		for col := range cols {
+			name += "_" + col
+		}
+	}
+	return name + "_check"
+}

@@ -1,0 +1,65 @@
+package sqllint
+
+// stable lists functions PostgreSQL ships as IMMUTABLE or STABLE (pg_proc's
+// provolatile 'i' or 's', in every overload) that a column default
+// commonly calls: such a default is computed once by ADD COLUMN and stored
+// as the missing value, with no rewrite (PostgreSQL 11+). Any other
+// function is taken as volatile: the built-in volatile ones (random(),
+// clock_timestamp(), gen_random_uuid(), nextval() ...), and every user or
+// extension function, which CREATE FUNCTION makes VOLATILE unless told
+// otherwise. A name qualified with a schema other than pg_catalog is a
+// user function, whatever its name.
+var stable = map[string]bool{
+	// date and time (STABLE: the transaction's start)
+	"now": true, "transaction_timestamp": true, "statement_timestamp": true,
+	"date_trunc": true, "date_part": true, "extract": true, "make_date": true, "make_time": true,
+	"make_timestamp": true, "make_timestamptz": true, "make_interval": true, "timezone": true,
+	"to_timestamp": true, "to_date": true, "to_char": true, "to_number": true, "age": true,
+	"date_bin": true, "justify_days": true, "justify_hours": true, "justify_interval": true,
+	// settings and session
+	"current_setting": true, "current_database": true, "current_schema": true,
+	// text
+	"lower": true, "upper": true, "initcap": true, "length": true, "char_length": true, "octet_length": true,
+	"btrim": true, "ltrim": true, "rtrim": true, "substring": true, "substr": true, "replace": true,
+	"left": true, "right": true, "lpad": true, "rpad": true, "repeat": true, "split_part": true,
+	"regexp_replace": true, "concat": true, "concat_ws": true, "format": true, "md5": true, "sha256": true,
+	"encode": true, "decode": true, "translate": true, "reverse": true, "chr": true, "ascii": true,
+	// numbers
+	"abs": true, "round": true, "trunc": true, "floor": true, "ceil": true, "ceiling": true,
+	"power": true, "sqrt": true, "mod": true, "sign": true,
+	// json and arrays
+	"to_json": true, "to_jsonb": true, "json_build_object": true, "jsonb_build_object": true,
+	"json_build_array": true, "jsonb_build_array": true, "jsonb_object": true, "json_object": true,
+	"array_fill": true, "array_length": true, "cardinality": true, "array_append": true, "array_prepend": true, "array_cat": true,
+	// uuid-ossp's IMMUTABLE ones (v1 and v4 are VOLATILE)
+	"uuid_nil": true, "uuid_ns_dns": true, "uuid_ns_url": true, "uuid_ns_oid": true, "uuid_ns_x500": true,
+	"uuid_generate_v3": true, "uuid_generate_v5": true,
+}
+
+// volatileCall returns the name of the first function the expression calls
+// that is not a known IMMUTABLE or STABLE built-in, or "".
+func volatileCall(expr any) string {
+	found := ""
+	walk(expr, func(k string, n node) {
+		if k != "FuncCall" || found != "" {
+			return
+		}
+		names := n.list("funcname")
+		if len(names) == 0 {
+			return
+		}
+		name := is(names[len(names)-1], "String").str("sval")
+		schema := ""
+		if len(names) > 1 {
+			schema = is(names[len(names)-2], "String").str("sval")
+		}
+		uuidOssp := name == "uuid_nil" || len(name) > 7 && name[:7] == "uuid_ns" || len(name) > 14 && name[:14] == "uuid_generate_"
+		if !stable[name] || schema != "" && schema != "pg_catalog" && !uuidOssp {
+			found = name
+			if schema != "" {
+				found = schema + "." + name
+			}
+		}
+	})
+	return found
+}
