@@ -180,6 +180,15 @@ func envCache() *diskCache {
 }
 
 func cacheDirFromEnv() string {
+	root := cacheRootFromEnv()
+	if root == "" {
+		return ""
+	}
+	return filepath.Join(root, "sqlparse")
+}
+
+// cacheRootFromEnv is codeloc's cache folder ("": none), see CacheDirEnv.
+func cacheRootFromEnv() string {
 	root, set := os.LookupEnv(CacheDirEnv)
 	if !set {
 		d, err := os.UserCacheDir()
@@ -191,7 +200,7 @@ func cacheDirFromEnv() string {
 	if root == "" || root == "off" || !filepath.IsAbs(root) {
 		return ""
 	}
-	return filepath.Join(root, "sqlparse")
+	return root
 }
 
 func newDiskCache(dir, buildKey string) *diskCache {
