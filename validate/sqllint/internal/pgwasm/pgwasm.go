@@ -72,18 +72,28 @@ func runtimeConfig() wazero.RuntimeConfig {
 // wazero for this CPU, its machine code is read from there; otherwise the
 // module is compiled and written there, if dir is writable (a read-only
 // folder, such as the image's precompiled one, is only read). A folder
-// wazero cannot use is ignored.
+// wazero cannot use, or an entry it cannot read, is ignored: the module is
+// compiled in memory.
 func New(dir string) (*Parser, error) {
+	if dir != "" {
+		if p, err := newWith(dir); err == nil {
+			return p, nil
+		}
+	}
+	return newWith("")
+}
+
+func newWith(dir string) (*Parser, error) {
 	ctx := context.Background()
 	cfg := runtimeConfig()
 	var before int
 	if dir != "" {
 		before = countFiles(dir)
-		if cc, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
-			cfg = cfg.WithCompilationCache(cc)
-		} else {
-			dir = ""
+		cc, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return nil, err
 		}
+		cfg = cfg.WithCompilationCache(cc)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	p, err := instantiate(ctx, rt, dir, before)
@@ -106,7 +116,8 @@ func instantiate(ctx context.Context, rt wazero.Runtime, dir string, before int)
 	if err != nil && dir != "" {
 		// The module was compiled and kept in memory, but the folder
 		// could not take it (read-only): the second call finds it in
-		// memory.
+		// memory. (An entry wazero could not read fails again: New
+		// compiles without the folder.)
 		p.Compiled = true
 		code, err = rt.CompileModule(ctx, libPGQuery)
 	} else if err == nil && dir != "" && countFiles(dir) != before {
