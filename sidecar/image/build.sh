@@ -8,6 +8,11 @@
 # stderr):
 #   rootfs/      the image's root filesystem, staged as a tree to look at:
 #                  /usr/local/bin/{codeloc,codeloc-jobs,codeloc-sidecar}
+#                  /usr/local/lib/codeloc/wazero/   libpg_query's WebAssembly
+#                                compiled by wazero for GOARCH (a read-only
+#                                compilation cache: the migrations lint's
+#                                first parse reads it instead of compiling,
+#                                see validate/sqllint/wasm.go)
 #                  /etc/passwd, /etc/group   root and argocd (999:999)
 #                  /etc/ssl/certs/ca-certificates.crt   Debian's CA bundle
 #                  /home/argocd/cmp-server/config/plugin.yaml
@@ -24,6 +29,10 @@
 #   SOURCE_DATE_EPOCH    file times; default: the last commit's, else 0
 #   CODELOC_IMAGE_OUT    output folder (default _out/image; the Dockerfile
 #                        reads _out/image/rootfs.tar)
+#   CODELOC_QEMU         for a GOARCH other than the machine's: the qemu
+#                        user-mode emulator that runs the staged codeloc to
+#                        precompile (default qemu-<arch>-static or
+#                        qemu-<arch> on PATH; Debian: qemu-user-static)
 #   CODELOC_CA_BUNDLE    CA bundle to copy (default Debian's
 #                        /etc/ssl/certs/ca-certificates.crt, installed with
 #                        apt-get when missing)
@@ -77,6 +86,47 @@ build_binaries() {
 	chmod 0755 "$ROOTFS"/usr/local/bin/*
 }
 
+# precompile: the staged codeloc lints fixtures/citation's migration with an
+# empty cache folder, which makes wazero compile libpg_query's module and
+# write its machine code there; the same twice, compared byte for byte
+# (wazero's output depends on its version, the module, GOARCH and the CPU
+# features it uses, SSE4.1/BMI1/ABM or LSE atomics: not on the machine
+# otherwise). codeloc and codeloc-sidecar read it from
+# /usr/local/lib/codeloc/wazero (../lib/codeloc/wazero from their folder).
+precompile() {
+	local bin=$ROOTFS/usr/local/bin/codeloc run=() host i
+	host=$(go env GOHOSTARCH)
+	if [ "$GOARCH" != "$host" ]; then
+		local q=${CODELOC_QEMU:-}
+		if [ -z "$q" ]; then
+			local qa=$GOARCH
+			case $GOARCH in amd64) qa=x86_64 ;; arm64) qa=aarch64 ;; esac
+			q=$(command -v "qemu-$qa-static" || command -v "qemu-$qa" || true)
+		fi
+		[ -n "$q" ] || die "GOARCH=$GOARCH on a $host machine: the precompiled parser needs qemu user-mode emulation (apt-get install qemu-user-static, or CODELOC_QEMU)"
+		run=("$q")
+	fi
+	local tmp
+	tmp=$(mktemp -d)
+	for i in 1 2; do
+		CODELOC_CACHE_DIR=$tmp/$i "${run[@]}" "$bin" render fixtures/citation >/dev/null ||
+			{ rm -rf "$tmp"; die "codeloc render fixtures/citation failed (precompiling the parser)"; }
+	done
+	if ! diff -r "$tmp/1/wazero" "$tmp/2/wazero" >&2; then
+		rm -rf "$tmp"
+		die "wazero compiled libpg_query's module to different bytes twice"
+	fi
+	local n
+	n=$(find "$tmp/1/wazero" -type f | wc -l)
+	[ "$n" -eq 1 ] || { rm -rf "$tmp"; die "the compilation cache holds $n files, want 1"; }
+	install -d -m 0755 "$ROOTFS/usr/local/lib" "$ROOTFS/usr/local/lib/codeloc"
+	cp -R "$tmp/1/wazero" "$ROOTFS/usr/local/lib/codeloc/wazero"
+	rm -rf "$tmp"
+	find "$ROOTFS/usr/local/lib/codeloc/wazero" -type d -exec chmod 0755 {} +
+	find "$ROOTFS/usr/local/lib/codeloc/wazero" -type f -exec chmod 0644 {} +
+	log "precompiled: $(cd "$ROOTFS" && find usr/local/lib/codeloc/wazero -type f) ($(du -h "$(find "$ROOTFS/usr/local/lib/codeloc/wazero" -type f)" | cut -f1))"
+}
+
 stage_users() {
 	install -d -m 0755 "$ROOTFS/etc"
 	printf '%s\n' "root:x:0:0:root:/root:/sbin/nologin" \
@@ -127,6 +177,7 @@ main() {
 	rm -rf "$ROOTFS"
 	mkdir -p "$ROOTFS"
 	build_binaries "$v"
+	precompile
 	stage_users
 	stage_files
 	pack "$epoch"

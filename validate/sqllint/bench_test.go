@@ -64,8 +64,11 @@ func rssKB(t *testing.T) int {
 	return 0
 }
 
-// BenchmarkStartup is what the first Lint of a process costs: go-pgquery
-// compiles libpg_query's WebAssembly with wazero and instantiates it. Each
+// BenchmarkStartup is what the first Lint of a process costs: libpg_query's
+// WebAssembly compiled by wazero (or read from CODELOC_CACHE_DIR/wazero,
+// when an earlier child wrote it there) and instantiated; a test binary has
+// no precompiled folder beside it. bench/coldstart.sh measures the whole
+// command, as the image stages it. Each
 // iteration runs a fresh process that lints the ADR's migration ("lint")
 // or nothing ("none", the process's own cost); first-lint-ms is the
 // first Lint call alone, as the child times it (wall); process-cpu-ms

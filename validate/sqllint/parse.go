@@ -7,22 +7,19 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/wasilibs/go-pgquery/parser"
+	"github.com/codeloc/codeloc/validate/sqllint/internal/pgwasm"
 )
 
-// parseMu serializes the parser. go-pgquery keeps a pool of WebAssembly
-// instances and builds a new one (a fresh wazero runtime: compiling
-// libpg_query again, about 1.5 s and 100+ MiB) whenever a call finds the
-// pool empty. One call at a time keeps the pool at one instance for the
-// life of the process: compiled once, on the first migration linted, and
-// reused by every render after it (the sidecar's case). A parse takes
-// well under a millisecond per statement, so the lock costs nothing a
-// render would see.
+// parseMu serializes the parser: one instance of libpg_query's module
+// (pg, see wasm.go) for the life of the process, made on the first
+// migration linted and reused by every render after it (the sidecar's
+// case). A parse takes well under a millisecond per statement, so the lock
+// costs nothing a render would see.
 var parseMu sync.Mutex
 
-// broken is set once the WebAssembly module trapped: its instance goes
-// back to go-pgquery's pool with its stack pointer left where the trap
-// was, and every later parse in the process would read garbage.
+// broken is set once the WebAssembly module trapped: its instance is left
+// with its stack pointer where the trap was, and every later parse in the
+// process would read garbage.
 var broken bool
 
 // MaxDepth bounds how deep the operators of one expression may chain or
@@ -66,7 +63,7 @@ func parse(sql string) (tree []node, scan []token, err error) {
 	return tree, scan, err
 }
 
-// runParser calls go-pgquery: the scanner, and the parser unless the
+// runParser calls libpg_query (pgwasm): the scanner, and the parser unless the
 // tokens show an expression deeper than MaxDepth.
 func runParser(sql string) (r *rawParse, err error) {
 	parseMu.Lock()
@@ -75,7 +72,7 @@ func runParser(sql string) (r *rawParse, err error) {
 		return nil, &syntaxError{Message: "not read: PostgreSQL's parser broke on an earlier file in this process; restart codeloc", Offset: -1}
 	}
 	defer func() {
-		// The module traps (go-pgquery panics) on what libpg_query does
+		// The module traps (pgwasm panics) on what libpg_query does
 		// not catch itself; MaxDepth is there so that it does not happen.
 		if v := recover(); v != nil {
 			broken = true
@@ -83,10 +80,14 @@ func runParser(sql string) (r *rawParse, err error) {
 			r, err = nil, &syntaxError{Message: "PostgreSQL's parser gave up on this file (" + cut(why, 80) + ")", Offset: -1}
 		}
 	}()
+	p, err := theParser()
+	if err != nil {
+		return nil, &syntaxError{Message: "not read: PostgreSQL's parser did not start (" + cut(err.Error(), 80) + ")", Offset: -1}
+	}
 	r = &rawParse{}
 	// The scanner is a loop, safe on any input; a file it refuses goes on
 	// to the parser for PostgreSQL's own message.
-	if b, err := parser.ScanToProtobuf(sql); err == nil {
+	if b, err := p.Scan(sql); err == nil {
 		r.scanned, r.scan = true, b
 		if toks, err := scanTokens(b); err == nil {
 			if depth, _ := exprDepth(toks); depth > MaxDepth {
@@ -95,8 +96,8 @@ func runParser(sql string) (r *rawParse, err error) {
 			}
 		}
 	}
-	js, err := parser.ParseToJSON(sql)
-	var pe *parser.Error
+	js, err := p.Parse(sql)
+	var pe *pgwasm.Error
 	switch {
 	case errors.As(err, &pe):
 		r.errKind, r.errMsg, r.cursor = errParser, pe.Message, pe.Cursorpos
