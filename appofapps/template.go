@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -198,17 +199,17 @@ func orNone(s, none string) string {
 }
 
 // templateErrRE splits text/template's "template: NAME:LINE[:COL]: MSG".
-var templateErrRE = regexp.MustCompile(`^template: (.*?):(\d+)(?::(\d+))?: (.*)$`)
+var templateErrRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^template: (.*?):(\d+)(?::(\d+))?: (.*)$`) })
 
 // undefinedFuncRE finds a call to a function the map does not hold.
-var undefinedFuncRE = regexp.MustCompile(`function "([^"]+)" not defined`)
+var undefinedFuncRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`function "([^"]+)" not defined`) })
 
 // templateProblem turns a text/template error into a Problem at its line,
 // explaining removed functions.
 func templateProblem(file string, err error) problem.Problem {
 	p := problem.Problem{Code: CodeTemplate, File: file, Message: err.Error(),
 		Hint: "fix the template; it sees .Name, .Namespace, .RepoURL, .Path, .Revision, .Project, .Plugin, .DestinationServer, .DestinationNamespace, .Wave, .DependsOn"}
-	m := templateErrRE.FindStringSubmatch(err.Error())
+	m := templateErrRE().FindStringSubmatch(err.Error())
 	if m == nil {
 		return p
 	}
@@ -218,7 +219,7 @@ func templateProblem(file string, err error) problem.Problem {
 		p.Column = 1
 	}
 	p.Message = m[4]
-	if f := undefinedFuncRE.FindStringSubmatch(m[4]); f != nil {
+	if f := undefinedFuncRE().FindStringSubmatch(m[4]); f != nil {
 		if why, removed := removedFuncs[f[1]]; removed {
 			p.Code = CodeTemplateFunction
 			p.Message = fmt.Sprintf("function %q is not available: %s", f[1], why)

@@ -143,9 +143,9 @@ func (c *Contracts) notFound(msg string) problem.Problem {
 // contractName is what a contract parameter and a contract file name may
 // be (at most 253 characters, checked apart: a bounded repetition in the
 // pattern costs a large automaton at every process start).
-var contractName = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?$`)
+var contractName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?$`) })
 
-func isContractName(s string) bool { return len(s) <= 253 && contractName.MatchString(s) }
+func isContractName(s string) bool { return len(s) <= 253 && contractName().MatchString(s) }
 
 // files maps each mounted contract name to its file.
 func (c *Contracts) files() (map[string]string, error) {

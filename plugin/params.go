@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/codeloc/codeloc/internal/problem"
 )
@@ -171,9 +172,9 @@ func ParameterNames() []string {
 	return out
 }
 
-var nonEnvChars = regexp.MustCompile("[^A-Z0-9_]")
+var nonEnvChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[^A-Z0-9_]") })
 
 // EnvName returns the PARAM_ suffix Argo CD derives from a parameter name.
 func EnvName(param string) string {
-	return nonEnvChars.ReplaceAllString(strings.ToUpper(param), "_")
+	return nonEnvChars().ReplaceAllString(strings.ToUpper(param), "_")
 }

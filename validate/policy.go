@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/codeloc/codeloc/validate/sqllint"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -151,7 +152,7 @@ func (c *Contract) applyPolicyDefaults() {
 	c.Policy.applyDefaults()
 }
 
-var kindPattern = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+var kindPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`) })
 
 // policy checks the policy section's values.
 func (k *contractChecker) policy() {
@@ -173,7 +174,7 @@ func (k *contractChecker) policy() {
 		if gk.Group != "" && len(validation.IsDNS1123Subdomain(gk.Group)) > 0 {
 			k.invalid(at+".group", fmt.Sprintf("%q is not an API group", gk.Group), `write the apiVersion's group without version, e.g. apps; "" for the core group`)
 		}
-		if gk.Kind != "" && !kindPattern.MatchString(gk.Kind) {
+		if gk.Kind != "" && !kindPattern().MatchString(gk.Kind) {
 			k.invalid(at+".kind", fmt.Sprintf("%q is not a kind", gk.Kind), "write the kind as in the objects, e.g. Deployment")
 		}
 		if seen[gk] {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,7 +48,7 @@ func (w *walker) add(n *yaml.Node, code, path, msg, hint string) {
 	w.problems = append(w.problems, w.at(n).At(code, path, msg, hint))
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parseRoot parses data as exactly one YAML document whose root is a mapping.
 func (w *walker) parseRoot(data []byte) *yaml.Node {
@@ -87,7 +88,7 @@ func (w *walker) parseRoot(data []byte) *yaml.Node {
 func (w *walker) syntaxError(err error) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}

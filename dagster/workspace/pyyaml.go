@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -81,7 +82,7 @@ func (v *pyValue) truthy() bool {
 	case pyNull:
 		return false
 	case pyBool:
-		return yaml11True.MatchString(v.text)
+		return yaml11True().MatchString(v.text)
 	case pyInt:
 		return v.text != "0"
 	case pyMap:
@@ -126,11 +127,17 @@ func (v *pyValue) describe() string {
 // The implicit resolvers of PyYAML's SafeLoader (yaml/resolver.py), YAML
 // 1.1; Dagster's loader removes only the timestamp one.
 var (
-	yaml11Bool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	yaml11True  = regexp.MustCompile(`^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$`)
-	yaml11Float = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	yaml11Int   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yaml11Null  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+	yaml11Bool = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	})
+	yaml11True  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$`) })
+	yaml11Float = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	})
+	yaml11Int = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	})
+	yaml11Null = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:~|null|Null|NULL|)$`) })
 )
 
 // convert builds the Python object of n, reporting what PyYAML or codeloc
@@ -204,13 +211,13 @@ func scalar(n *yaml.Node, v *pyValue, tagged bool, bad func(string, ...any) *pyV
 		tag = n.Tag
 	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		tag = "!!str"
-	case yaml11Bool.MatchString(n.Value):
+	case yaml11Bool().MatchString(n.Value):
 		tag = "!!bool"
-	case yaml11Float.MatchString(n.Value):
+	case yaml11Float().MatchString(n.Value):
 		tag = "!!float"
-	case yaml11Int.MatchString(n.Value):
+	case yaml11Int().MatchString(n.Value):
 		tag = "!!int"
-	case yaml11Null.MatchString(n.Value):
+	case yaml11Null().MatchString(n.Value):
 		tag = "!!null"
 	default:
 		tag = "!!str"
@@ -219,7 +226,7 @@ func scalar(n *yaml.Node, v *pyValue, tagged bool, bad func(string, ...any) *pyV
 	case "!!str":
 		v.kind = pyStr
 	case "!!bool":
-		if !yaml11Bool.MatchString(n.Value) {
+		if !yaml11Bool().MatchString(n.Value) {
 			return bad("%q is tagged !!bool and is not a YAML 1.1 boolean", n.Value)
 		}
 		v.kind = pyBool
@@ -243,7 +250,7 @@ func scalar(n *yaml.Node, v *pyValue, tagged bool, bad func(string, ...any) *pyV
 // construct_yaml_int reads it: underscores dropped, 0b binary, 0x hex, a
 // leading 0 octal, colons base 60.
 func yaml11IntValue(s string) (string, bool) {
-	if !yaml11Int.MatchString(s) {
+	if !yaml11Int().MatchString(s) {
 		return "", false
 	}
 	s = strings.ReplaceAll(s, "_", "")

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -180,11 +181,11 @@ func IsRevision(s string) bool {
 // RevisionRule says IsRevision's rule in words, for messages.
 const RevisionRule = "7 to 40 lowercase hex digits"
 
-var migrationName = regexp.MustCompile(`^[0-9]{3,}-[a-z0-9][a-z0-9._-]*\.sql$`)
+var migrationName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{3,}-[a-z0-9][a-z0-9._-]*\.sql$`) })
 
 // IsMigrationName reports whether name is a plain NNN-name.sql migration
 // file name (no path), the rule the declaration and the migration Job share.
-func IsMigrationName(name string) bool { return migrationName.MatchString(name) }
+func IsMigrationName(name string) bool { return migrationName().MatchString(name) }
 
 // TruncateUTF8 cuts s to at most max bytes without splitting a character.
 func TruncateUTF8(s string, max int) string {

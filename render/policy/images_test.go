@@ -1,10 +1,16 @@
 package policy
 
 import (
+	_ "crypto/sha256" // digest.Parse validates only the algorithms linked in
+	_ "crypto/sha512"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/opencontainers/go-digest"
 
 	"github.com/codeloc/codeloc/validate"
 )
@@ -171,6 +177,55 @@ func TestParseImage(t *testing.T) {
 	for _, tt := range tests {
 		if got := parseImage(tt.image); got != tt.want {
 			t.Errorf("parseImage(%q) = %+v, want %+v", tt.image, got, tt.want)
+		}
+	}
+}
+
+// goDigestFault is digestFault as it was written with go-digest: the oracle
+// of the hand-written checks.
+func goDigestFault(d string) string {
+	algorithm, encoded, found := strings.Cut(d, ":")
+	_, err := digest.Parse(d)
+	a := digest.Algorithm(algorithm)
+	switch {
+	case d == "":
+		return "it is empty"
+	case !found || algorithm == "" || encoded == "":
+		return "it is not algorithm:hex"
+	case a != digest.SHA256 && a != digest.SHA512:
+		return fmt.Sprintf("%q is not sha256 or sha512", algorithm)
+	case errors.Is(err, digest.ErrDigestInvalidLength):
+		return fmt.Sprintf("%s takes %d hex digits, not %d", a, a.Size()*2, len(encoded))
+	case err != nil:
+		return fmt.Sprintf("%s takes lowercase hex digits (0-9, a-f) only", a)
+	}
+	return ""
+}
+
+func TestDigestFaultAgreesWithGoDigest(t *testing.T) {
+	hex64 := strings.Repeat("0123456789abcdef", 4)
+	cases := []string{"", ":", "sha256", "sha256:", ":" + hex64, "latest", "sha384:" + hex64 + hex64[:32],
+		"md5:abc", "SHA256:" + hex64, "sha256:" + hex64, "sha512:" + hex64 + hex64, "sha256:" + hex64[1:],
+		"sha256:" + hex64 + "0", "sha256:" + strings.ToUpper(hex64), "sha256:" + hex64[:63] + ":",
+		"sha256:" + hex64[:63] + "g", "sha512:" + hex64, "sha256:" + hex64[:63] + "é", "sha256::" + hex64[1:]}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "0123456789abcdefABCDEFg:-+._=é"
+	for range 5000 {
+		var b strings.Builder
+		b.WriteString([]string{"sha256:", "sha512:", "sha384:", "sha256", ""}[rng.IntN(5)])
+		n := []int{64, 128, 63, 65, 127, rng.IntN(140)}[rng.IntN(6)]
+		for range n {
+			if rng.IntN(50) == 0 {
+				b.WriteString(string([]rune(alphabet)[rng.IntN(len([]rune(alphabet)))]))
+			} else {
+				b.WriteByte(alphabet[rng.IntN(16)])
+			}
+		}
+		cases = append(cases, b.String())
+	}
+	for _, d := range cases {
+		if got, want := digestFault(d), goDigestFault(d); got != want {
+			t.Errorf("digestFault(%q) = %q, go-digest says %q", d, got, want)
 		}
 	}
 }

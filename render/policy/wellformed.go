@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -109,14 +110,16 @@ func (in *Context) decodeStrict(o *yaml.RNode) problem.Problems {
 var (
 	// json: cannot unmarshal array into Go struct field Container.spec.template.spec.containers.image of type string
 	// json: cannot unmarshal number 1e3 into Go struct field DeploymentSpec.spec.replicas of type int32
-	typeErrorRE = regexp.MustCompile(`cannot unmarshal (\w+)( \S+)? into Go struct field \w+\.(\S+) of type (\S+)`)
+	typeErrorRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`cannot unmarshal (\w+)( \S+)? into Go struct field \w+\.(\S+) of type (\S+)`)
+	})
 	// unknown field "spec.template.spec.containers[0].imagee"
-	fieldErrorRE = regexp.MustCompile(`^(unknown|duplicate) field "([^"]+)"`)
+	fieldErrorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(unknown|duplicate) field "([^"]+)"`) })
 )
 
 // typeError turns a JSON type error into a field path and a message.
 func typeError(err error) (string, string) {
-	if m := typeErrorRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := typeErrorRE().FindStringSubmatch(err.Error()); m != nil {
 		if m[2] != "" { // the number that does not fit: 1e3 where an integer goes
 			return m[3], fmt.Sprintf("%s is the %s%s, not %s", m[3], m[1], m[2], m[4])
 		}
@@ -128,7 +131,7 @@ func typeError(err error) (string, string) {
 // strictError turns an unknown or duplicate field error into its path and
 // a message.
 func strictError(err error) (string, string) {
-	if m := fieldErrorRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := fieldErrorRE().FindStringSubmatch(err.Error()); m != nil {
 		return m[2], fmt.Sprintf("%s field %s", m[1], m[2])
 	}
 	return "", err.Error()

@@ -136,8 +136,8 @@ func addFields(byKey map[string]apiField, t reflect.Type) {
 // externalIPs -> external_i_ps), with a leading _ for Python keywords
 // (exec -> _exec).
 var (
-	acronymBreak = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)
-	wordBreak    = regexp.MustCompile(`([a-z\d])([A-Z])`)
+	acronymBreak = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`) })
+	wordBreak    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-z\d])([A-Z])`) })
 	pyKeywords   = map[string]bool{"exec": true, "from": true, "continue": true, "not": true, "async": true, "global": true}
 )
 
@@ -145,8 +145,8 @@ func pythonName(jsonName string) string {
 	if pyKeywords[jsonName] {
 		return "_" + jsonName
 	}
-	s := acronymBreak.ReplaceAllString(jsonName, "${1}_${2}")
-	s = wordBreak.ReplaceAllString(s, "${1}_${2}")
+	s := acronymBreak().ReplaceAllString(jsonName, "${1}_${2}")
+	s = wordBreak().ReplaceAllString(s, "${1}_${2}")
 	return strings.ToLower(strings.ReplaceAll(s, "-", "_"))
 }
 

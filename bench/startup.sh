@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The per-render process (issue 34, item 4): what the stock argocd-cmp-server
+# starts at every render, against kustomize's CLI (v5.4.3 of .ci/tools.sh).
+#
+#   1. start-up: `codeloc version` vs `kustomize version`
+#   2. fixtures/mediawatch: `codeloc render DIR` vs `kustomize build DIR`
+#   3. fixtures/citation: the same (its migrations are linted: the parse
+#      cache is warmed first, so libpg_query's compilation is not measured)
+#
+# Same method as bench/compare.sh, through bench/runner.py: the two commands
+# alternate (A B, B A, ...) after untimed warm-ups, RUNS each; CPU is user+sys
+# and peak RSS is ru_maxrss, both from wait4(2). The verdicts judge the
+# ratio of the MEDIANS (the machine is shared: medians resist the
+# neighbours' bursts better than means); wall time is printed, not judged.
+# Targets: start-up CPU and peak RSS <= kustomize's, render CPU <= 1.10x.
+#
+#   bash bench/startup.sh                  # ~2 minutes on 2 busy cores
+#   RUNS=300 bash bench/startup.sh
+#   CODELOC_BIN=/tmp/codeloc-old bash bench/startup.sh   # another build
+#
+# Environment: RUNS (default 150), CSV (append every sample to this file),
+# CODELOC_BIN (use this binary instead of building ./cmd/codeloc), CASES
+# (default "startup mediawatch citation").
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-150}
+CSV=${CSV:-}
+CASES=${CASES:-startup mediawatch citation}
+
+log() { printf '%s\n' "$*" >&2; }
+need() { command -v "$1" >/dev/null || { log "startup.sh: $1 not found ($2)"; exit 2; }; }
+need go "the Go toolchain"
+need python3 "apt-get install -y python3"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+runner=(python3 bench/runner.py)
+[ -n "$CSV" ] && runner+=(--csv "$CSV")
+
+kustomize=$(bash .ci/tools.sh)/kustomize
+if [ -n "${CODELOC_BIN:-}" ]; then
+	codeloc=$CODELOC_BIN
+else
+	codeloc=$work/codeloc
+	# As the Dockerfile builds it: static, no paths, no symbols.
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$codeloc" ./cmd/codeloc
+fi
+echo "codeloc:   $codeloc ($(du -h "$codeloc" | cut -f1), $(go version "$codeloc" | cut -d' ' -f2))"
+echo "kustomize: $kustomize ($(du -h "$kustomize" | cut -f1), $(go version -m "$kustomize" | awk '$1 == "mod" { print $3 }'))"
+echo "tree:      $(git rev-parse --short HEAD)$([ -z "$(git status --porcelain 2>/dev/null)" ] || echo ' + uncommitted changes')"
+echo "machine:   $(nproc) cpus, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# A warm parse cache of its own, so that neither the user's cache nor an
+# empty one is measured.
+export CODELOC_CACHE_DIR=$work/cache
+for f in mediawatch citation; do
+	"$codeloc" render "fixtures/$f" >"$work/$f.codeloc.yaml"
+	"$kustomize" build "fixtures/$f" >"$work/$f.kustomize.yaml"
+	ours=$(grep -c '^kind:' "$work/$f.codeloc.yaml")
+	theirs=$(grep -c '^kind:' "$work/$f.kustomize.yaml")
+	if [ "$ours" -lt "$theirs" ]; then
+		log "startup.sh: fixtures/$f: codeloc printed $ours objects, kustomize $theirs"
+		exit 1
+	fi
+done
+echo "cache:     $CODELOC_CACHE_DIR ($(find "$CODELOC_CACHE_DIR" -type f | wc -l) entries after one render of each fixture)"
+
+for c in $CASES; do
+	echo
+	case $c in
+	startup)
+		echo "== start-up (nothing rendered): $RUNS interleaved runs each"
+		"${runner[@]}" --case startup --runs "$RUNS" --warmup 3 --json "$work/startup.json" \
+			codeloc "$codeloc version" kustomize "$kustomize version"
+		;;
+	mediawatch | citation)
+		echo "== fixtures/$c: $RUNS interleaved runs each"
+		"${runner[@]}" --case "$c" --runs "$RUNS" --warmup 3 --json "$work/$c.json" \
+			codeloc "$codeloc render fixtures/$c" kustomize "$kustomize build fixtures/$c"
+		;;
+	*)
+		log "startup.sh: unknown case $c"
+		exit 2
+		;;
+	esac
+done
+
+echo
+echo "== verdicts (ratios of medians, codeloc/kustomize)"
+python3 - "$work" $CASES <<'PY'
+import json, os, sys
+d = sys.argv[1]
+for case in sys.argv[2:]:
+    with open(os.path.join(d, case + ".json")) as f:
+        s = json.load(f)
+    c, k = s["codeloc"], s["kustomize"]
+    cpu = c["cpu_median"] / k["cpu_median"]
+    rss = c["rss_median"] / k["rss_median"]
+    target = 1.0 if case == "startup" else 1.10
+    ok = cpu <= target and (case != "startup" or rss <= 1.0)
+    print("%-10s cpu %6.1f / %6.1f ms = %.3f   peak RSS %5.1f / %5.1f MiB = %.3f   (target cpu <= %.2f%s)  %s" % (
+        case, c["cpu_median"] * 1e3, k["cpu_median"] * 1e3, cpu, c["rss_median"], k["rss_median"], rss,
+        target, ", RSS <= 1" if case == "startup" else "", "PASS" if ok else "MISS"))
+PY
