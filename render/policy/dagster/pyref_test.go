@@ -124,6 +124,8 @@ var contextStricter = []struct {
 		"the Job's pod template and pod count: Dagster merges them under its own template (one pod per run), so what a context writes there either vanishes or multiplies run pods codeloc never sees; codeloc refuses it rather than guess which"},
 	{CodeContextUnreadable, `.`,
 		"{\"env\": NAME} and env_vars' KEY (without =VALUE) are read from the run launcher's environment when the run launches: the platform's values, which codeloc cannot know nor hold to the declaration (Dagster refuses them too when the launcher has no such variable, as in this test)"},
+	{CodeContextInvalid, `^$`,
+		"a context that is not a JSON object: Dagster takes a falsy one (0, false, null, \"\", []) for no context at all (create_from_config's `or {}`), codeloc for the mistake it is"},
 	{CodeContextInvalid, `^(docker|ecs)$`,
 		"a docker or ecs part is read by other run launchers only; the platform's is Kubernetes, so such a part is dead configuration that hides a mistake"},
 	{CodeContextInvalid, `^k8s\.server_replica_count$`,
@@ -579,6 +581,7 @@ var contextReferenceCases = []string{
 	`{"k8s": {"run_k8s_config": {"container_config": {"resources": {"limits": {"cpu": 2}}}}}}`,
 	`{"k8s": {"env_secrets": ["a"]}, "k8s": {"env_secrets": ["b"]}}`,
 	`{"k8s": {"namespace": NaN}}`,
+	`0`, `null`, `[]`, `""`, `false`, `1`, `[{}]`, `"{}"`,
 	`{"k8s": {"server_replica_count": 2}}`,
 	`{"k8s": {"server_k8s_config": {"service_spec_config": {"type": "NodePort"}}}}`,
 }
