@@ -111,6 +111,14 @@ func (c *checker) validate(v *pyValue, t *cfgType, path string) {
 	case cfgPermissive:
 		if v.kind != pyMap {
 			c.fail(v, path, "want a mapping, got %s", v.describe())
+			return
+		}
+		// additional_metadata, the one Permissive, is a Mapping[str, Any]:
+		// the loader's GrpcServerCodeLocationOrigin refuses other keys.
+		for _, k := range v.keys {
+			if k.kind != pyStr {
+				c.fail(k, path, "key %s is %s, not a string: Dagster's loader takes string keys only", k.text, k.describe())
+			}
 		}
 	case cfgShape:
 		c.shape(v, t, path)

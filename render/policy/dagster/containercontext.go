@@ -29,6 +29,10 @@ import (
 // runConfig is run_k8s_config or server_k8s_config: raw Kubernetes
 // configuration Dagster merges into the pods it launches.
 type runConfig struct {
+	// shallow is merge_behavior SHALLOW: its container_config and
+	// pod_spec_config keys replace the top-level fields' whole, where
+	// DEEP (Dagster's default) merges them.
+	shallow   bool
 	container *corev1.Container
 	pod       *corev1.PodSpec
 	labels    map[string]string // pod_template_spec_metadata, job_metadata labels
@@ -99,7 +103,7 @@ func (d *contextDecoder) decodeContext(m map[string]any) *k8sContext {
 	for _, key := range sortedKeys(m) {
 		switch key {
 		case "env_vars":
-			d.strings(m[key], key)
+			d.envVars(m[key], key)
 		case "k8s":
 			obj, ok := d.object(m[key], key)
 			if ok {
@@ -137,7 +141,7 @@ func (d *contextDecoder) decodeK8s(m map[string]any) *k8sContext {
 		case "env_config_maps":
 			k.envConfigMaps = d.strings(v, path)
 		case "env_vars":
-			d.strings(v, path)
+			d.envVars(v, path)
 		case "env":
 			d.apiObject(v, path, &k.env)
 		case "volumes":
@@ -210,9 +214,11 @@ func (d *contextDecoder) runConfig(v any, path string, keys []string) runConfig 
 			d.apiObject(m[key], at, &spec)
 			d.jobSpecFields(m[key], at)
 		case "merge_behavior":
-			if s := d.str(m[key], at); s != "" && s != "DEEP" && s != "SHALLOW" {
+			s := d.str(m[key], at)
+			if s != "" && s != "DEEP" && s != "SHALLOW" {
 				d.fault(CodeContextInvalid, at, fmt.Sprintf("%q is not DEEP or SHALLOW", s), hintContextSchema)
 			}
+			rc.shallow = s == "SHALLOW"
 		default:
 			if !slices.Contains(keys, key) {
 				d.fault(CodeContextInvalid, at, "is not a field of "+path[strings.LastIndex(path, ".")+1:], hintContextSchema)
@@ -240,7 +246,7 @@ func (d *contextDecoder) apiObject(v any, path string, dst any) {
 	if v == nil {
 		return
 	}
-	norm, keys := apiKeys(v, reflect.TypeOf(dst).Elem(), path)
+	norm, keys := rootKeys(v, reflect.TypeOf(dst).Elem(), path)
 	for _, k := range keys {
 		d.fault(CodeContextInvalid, k.path, k.msg, hintContextSchema)
 	}
@@ -295,6 +301,18 @@ func (d *contextDecoder) str(v any, path string) string {
 	}
 	d.fault(CodeContextInvalid, path, fmt.Sprintf("is a JSON %s, not a string", jsonKind(v)), hintContextSchema)
 	return ""
+}
+
+// envVars reads env_vars: KEY=VALUE, or KEY alone, whose value Dagster
+// copies from the run launcher's own environment when the run launches
+// (dagster/_core/utils.py, parse_env_var): the platform's value, which
+// codeloc cannot know nor hold to the declaration.
+func (d *contextDecoder) envVars(v any, path string) {
+	for i, s := range d.strings(v, path) {
+		if s != "" && !strings.Contains(s, "=") {
+			d.fault(CodeContextUnreadable, fmt.Sprintf("%s[%d]", path, i), fmt.Sprintf("%s takes its value from the run launcher's environment when the run launches, so codeloc cannot check it", s), "write KEY=VALUE, or read the value from a declared Secret or ConfigMap (env_secrets, env_config_maps, env with valueFrom)")
+		}
+	}
 }
 
 func (d *contextDecoder) strings(v any, path string) []string {

@@ -47,7 +47,7 @@ var contextFuzzSeeds = []string{
 // contextFuzzInstance is citation's declaration
 // (policytest.ConsumeDeclaration, with a platform ConfigMap and
 // ServiceAccount) against the example contract.
-func contextFuzzInstance(f *testing.F) (*validate.Declaration, *validate.Contract) {
+func contextFuzzInstance(f testing.TB) (*validate.Declaration, *validate.Contract) {
 	d := policytest.Declaration(f, func(s string) string {
 		return s + "  configMaps: [dagster-pipeline-env]\n  serviceAccounts: [dagster]\n"
 	})

@@ -1,7 +1,10 @@
 package dagster
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -239,14 +242,18 @@ func (k *k8sContext) runPod(rc runConfig) corev1.PodSpec {
 	if main.Name == "" {
 		main.Name = "dagster" // Dagster's default (dagster_k8s/job.py)
 	}
-	if main.SecurityContext == nil {
-		main.SecurityContext = k.securityContext
+	// The top-level security_context and resources are the container's
+	// own, under what run_k8s_config's container_config sets: merged into
+	// it (DEEP) or replaced key by key (SHALLOW), as Dagster merges them
+	// (dagster_k8s/container_context.py, _merge_k8s_config).
+	if k.securityContext != nil && (main.SecurityContext == nil || !rc.shallow) {
+		main.SecurityContext = deepMergeAs(k.securityContext, main.SecurityContext)
 	}
 	if main.SecurityContext == nil {
 		main.SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
 	}
-	if len(main.Resources.Requests) == 0 && len(main.Resources.Limits) == 0 && k.resources != nil {
-		main.Resources = *k.resources
+	if k.resources != nil && ((len(main.Resources.Requests) == 0 && len(main.Resources.Limits) == 0) || !rc.shallow) {
+		main.Resources = *deepMergeAs(k.resources, &main.Resources)
 	}
 	pod.Containers = append([]corev1.Container{main}, pod.Containers...)
 	pod.Volumes = append(pod.Volumes, k.volumes...)
@@ -346,4 +353,58 @@ func contextReach(in *policy.Context, k *k8sContext) []policy.Fault {
 		}
 	}
 	return faults
+}
+
+// deepMergeAs is from merged onto onto as Dagster's DEEP merge does
+// (dagster_k8s/container_context.py, _deep_merge_k8s_config): objects
+// merged key by key, lists appended without the items already there,
+// other values from from. Either may be nil.
+func deepMergeAs[T any](onto, from *T) *T {
+	var a, b map[string]any
+	toMap := func(v *T) map[string]any {
+		var m map[string]any
+		if v != nil {
+			data, _ := json.Marshal(v)
+			_ = json.Unmarshal(data, &m)
+		}
+		return m
+	}
+	a, b = toMap(onto), toMap(from)
+	merged := deepMerge(a, b)
+	out := new(T)
+	data, _ := json.Marshal(merged)
+	_ = json.Unmarshal(data, out)
+	return out
+}
+
+func deepMerge(onto, from map[string]any) map[string]any {
+	out := map[string]any{}
+	maps.Copy(out, onto)
+	for k, fv := range from {
+		ov, ok := out[k]
+		if !ok {
+			out[k] = fv
+			continue
+		}
+		switch f := fv.(type) {
+		case []any:
+			o, _ := ov.([]any)
+			seen := map[string]bool{}
+			var list []any
+			for _, item := range slices.Concat(o, f) {
+				key, _ := json.Marshal(item)
+				if !seen[string(key)] {
+					seen[string(key)] = true
+					list = append(list, item)
+				}
+			}
+			out[k] = list
+		case map[string]any:
+			o, _ := ov.(map[string]any)
+			out[k] = deepMerge(o, f)
+		default:
+			out[k] = fv
+		}
+	}
+	return out
 }

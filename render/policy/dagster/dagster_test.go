@@ -44,8 +44,21 @@ func TestContainerContext(t *testing.T) {
 			[]string{`consume-secret DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.container_config.env[0].valueFrom.secretKeyRef.name: Secret "other"`}},
 		{"16 cpu", `{"k8s": {"resources": {"requests": {"cpu": "16"}}}}`, nil,
 			[]string{`requests-over-declared DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.resources: a run pod requests 16 cpu, more than the declared resources.cpu 500m`}},
-		{"container_config resources win", `{"k8s": {"resources": {"requests": {"memory": "1Gi"}}, "run_k8s_config": {"container_config": {"resources": {"limits": {"memory": "4Gi"}}}}}}`, nil,
+		// Dagster deep-merges the top-level resources and security_context
+		// into run_k8s_config's container_config (merge_behavior DEEP, its
+		// default); SHALLOW replaces them whole (TestDagsterReadsContextsAsCodeloc).
+		{"top-level requests merge into container_config resources", `{"k8s": {"resources": {"requests": {"cpu": "16"}}, "run_k8s_config": {"container_config": {"resources": {"limits": {"memory": "64Mi"}}}}}}`, nil,
+			[]string{`requests-over-declared DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.resources: a run pod requests 16 cpu`}},
+		{"SHALLOW: container_config resources replace the top-level ones", `{"k8s": {"resources": {"requests": {"memory": "1Gi"}}, "run_k8s_config": {"merge_behavior": "SHALLOW", "container_config": {"resources": {"limits": {"memory": "4Gi"}}}}}}`, nil,
 			[]string{`requests-over-declared DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.resources: a run pod requests 4Gi memory`}},
+		{"top-level security_context merges into container_config's", `{"k8s": {"security_context": {"privileged": true}, "run_k8s_config": {"container_config": {"security_context": {"run_as_user": 1000}}}}}`, nil,
+			[]string{`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config: the pods it launches violate PodSecurity "baseline:latest": privileged (container "dagster"`}},
+		{"env_vars KEY copies the launcher's environment", `{"k8s": {"env_vars": ["A=1", "AWS_SECRET_ACCESS_KEY"]}}`, nil,
+			[]string{`container-context-unreadable DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_vars[1]: AWS_SECRET_ACCESS_KEY takes its value from the run launcher's environment`}},
+		{"a volume without a name", `{"k8s": {"volumes": [{"emptyDir": {}}]}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.volumes[0].name: Volume needs name (name): the API requires it`}},
+		{"a volume mount without a path, in container_config", `{"k8s": {"run_k8s_config": {"container_config": {"volume_mounts": [{"name": "a"}]}}}}`, nil,
+			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.container_config.volume_mounts[0].mount_path: VolumeMount needs mount_path (mountPath)`}},
 		{"host_network", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"host_network": true}}}}`, nil,
 			[]string{`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config: the pods it launches violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)`}},
 		{"host_ipc, an acronym the Python client spells host_ipc", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"host_ipc": true}}}}`, nil,
@@ -159,11 +172,11 @@ func TestAPIKeysEveryPodField(t *testing.T) {
 	// into the API field: none is dropped where Pod Security would miss it.
 	fields := fieldsOf(reflect.TypeFor[corev1.PodSpec]())
 	for key, f := range fields.byKey {
-		if _, p := apiKeys(map[string]any{key: nil}, reflect.TypeFor[corev1.PodSpec](), "pod"); len(p) > 0 {
+		if _, p := rootKeys(map[string]any{key: nil}, reflect.TypeFor[corev1.PodSpec](), "pod"); len(p) > 0 {
 			t.Errorf("%s (%s): %v", key, f.json, p)
 		}
 	}
-	norm, _ := apiKeys(map[string]any{"host_ipc": true, "security_context": map[string]any{"run_as_user": 0}}, reflect.TypeFor[corev1.PodSpec](), "pod")
+	norm, _ := rootKeys(map[string]any{"host_ipc": true, "security_context": map[string]any{"run_as_user": 0}}, reflect.TypeFor[corev1.PodSpec](), "pod")
 	want := map[string]any{"hostIPC": true, "securityContext": map[string]any{"runAsUser": 0}}
 	if diff := cmp.Diff(want, norm); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -61,9 +61,37 @@ func apiKeys(v any, t reflect.Type, path string) (any, []keyProblem) {
 		if !ok {
 			return v, nil
 		}
-		return structKeys(m, t, path)
+		out, ps := structKeys(m, t, path)
+		return out, append(ps, missingKeys(out, t, path)...)
 	}
 	return v, nil
+}
+
+// rootKeys is apiKeys for the object a context field holds: the fields
+// its own type requires are left out, because Dagster fills them
+// (container_config's name, pod_spec_config's containers, job_spec_config's
+// template); those of the objects inside are checked.
+func rootKeys(v any, t reflect.Type, path string) (any, []keyProblem) {
+	t = indirect(t)
+	if m, ok := v.(map[string]any); ok && t.Kind() == reflect.Struct && !isLeaf(t) {
+		return structKeys(m, t, path)
+	}
+	return apiKeys(v, t, path)
+}
+
+// missingKeys are the fields the API requires of t (no omitempty, not a
+// pointer: the fields the Kubernetes Python client refuses to leave None,
+// so that Dagster refuses the object when it builds the run's Job) that
+// the normalized object out lacks or sets to null.
+func missingKeys(out any, t reflect.Type, path string) []keyProblem {
+	m, _ := out.(map[string]any)
+	var ps []keyProblem
+	for _, f := range fieldsOf(t).required {
+		if m[f] == nil {
+			ps = append(ps, keyProblem{path + "." + pythonName(f), fmt.Sprintf("%s needs %s (%s): the API requires it, and Dagster's Kubernetes client refuses the object without it", t.Name(), pythonName(f), f)})
+		}
+	}
+	return ps
 }
 
 func structKeys(m map[string]any, t reflect.Type, path string) (any, []keyProblem) {
@@ -92,6 +120,8 @@ func structKeys(m map[string]any, t reflect.Type, path string) (any, []keyProble
 // structFields are the fields of an API struct by both their names.
 type structFields struct {
 	byKey map[string]apiField
+	// required are the API's names of the fields the API requires.
+	required []string
 }
 
 type apiField struct {
@@ -106,12 +136,12 @@ func fieldsOf(t reflect.Type) structFields {
 		return f.(structFields)
 	}
 	f := structFields{byKey: map[string]apiField{}}
-	addFields(f.byKey, t)
+	addFields(&f, t)
 	fieldCache.Store(t, f)
 	return f
 }
 
-func addFields(byKey map[string]apiField, t reflect.Type) {
+func addFields(fs *structFields, t reflect.Type) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
@@ -119,16 +149,28 @@ func addFields(byKey map[string]apiField, t reflect.Type) {
 			continue
 		}
 		if name == "" && (sf.Anonymous || strings.Contains(opts, "inline")) {
-			addFields(byKey, indirect(sf.Type)) // VolumeSource inside Volume
+			addFields(fs, indirect(sf.Type)) // VolumeSource inside Volume
 			continue
 		}
 		if name == "" {
 			continue
 		}
 		f := apiField{json: name, typ: sf.Type}
-		byKey[name] = f
-		byKey[pythonName(name)] = f
+		fs.byKey[name] = f
+		fs.byKey[pythonName(name)] = f
+		if !strings.Contains(opts, "omitempty") && sf.Type.Kind() != reflect.Pointer && !optionalFields[t.Name()+"."+name] {
+			fs.required = append(fs.required, name)
+		}
 	}
+}
+
+// optionalFields have no omitempty in the Go API types, yet the API (and
+// the Python client) takes them as optional, or Dagster fills them in (a
+// JobSpec's template: Dagster writes the run's pod template over it).
+var optionalFields = map[string]bool{
+	"JobSpec.template":                              true,
+	"ProjectedVolumeSource.sources":                 true,
+	"PodFailurePolicyOnPodConditionsPattern.status": true,
 }
 
 // The Kubernetes Python client's attribute names: its generator's
