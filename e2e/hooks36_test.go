@@ -92,10 +92,15 @@ func TestHookDeletedOutOfBand(t *testing.T) {
 	if next == manifest {
 		t.Fatalf("%s's manifest does not declare %s", hookGone, hookGoneFile)
 	}
-	if err := h.atlas.push(hookGone+": "+hookGoneNext, map[string]string{
+	// With a new revision: a migration alone changes only hooks, which
+	// leaves the Application Synced, and auto-sync waits for OutOfSync.
+	if err := h.atlas.write(map[string]string{
 		hookGone + "/code-location.manifest.yaml": next,
 		hookGone + "/migrations/" + hookGoneNext:  "CREATE TABLE hook_gone_next (id int PRIMARY KEY);\n",
 	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.bumpRevision(hookGone, "5d2e8b4", "7a2c4e6"); err != nil {
 		t.Fatal(err)
 	}
 	s, err := h.waitRefreshed(ctx, hookGone, stepTimeout, "synced again", func(s appState) bool {
@@ -171,6 +176,12 @@ func TestServerSideApplyAdmission(t *testing.T) {
 	oldImage := "registry:80/ssapod-dagster:" + oldRev
 	if got := before.Spec.Containers[0].Image; got != oldImage {
 		t.Fatalf("%s runs %s, want %s", ssaWorker, got, oldImage)
+	}
+	// The first sync ends (PostSync) after Synced+Healthy: pushed during it,
+	// the new revision would be applied by that sync, without its PreSync
+	// hooks (the params), and the new Pod refused.
+	if _, err := h.waitIdle(ctx, ssaPod); err != nil {
+		t.Fatal(err)
 	}
 	pushed := time.Now()
 	if err := h.bumpRevision(ssaPod, oldRev, newRev); err != nil {
