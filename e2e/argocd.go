@@ -175,15 +175,24 @@ func (h *harness) startRepoServer(ctx context.Context) error {
 // startRepoServerOn starts the repo-server on port and metrics (the fault
 // scenarios start it again on the same ones) and waits until it listens.
 func (h *harness) startRepoServerOn(ctx context.Context, port, metrics int) error {
-	env := append([]string{"ARGOCD_BINARY_NAME=argocd-repo-server", "ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir,
+	var err error
+	h.repoServer, err = h.runRepoServer(ctx, "", h.pluginDir, port, metrics)
+	return err
+}
+
+// runRepoServer runs an argocd-repo-server that finds its plugin's socket
+// in pluginDir; suffix tells a replica's log from the first one's. It
+// returns the process, even when it did not come to listen.
+func (h *harness) runRepoServer(ctx context.Context, suffix, pluginDir string, port, metrics int) (*process, error) {
+	env := append([]string{"ARGOCD_BINARY_NAME=argocd-repo-server", "ARGOCD_PLUGINSOCKFILEPATH=" + pluginDir,
 		"KUBECONFIG=" + h.kubeconfig, h.argoCDPath()}, argoCDEnv...)
-	p, err := h.start("argocd-repo-server", h.tools.argocd, env, "--address", "127.0.0.1", "--port", strconv.Itoa(port), "--metrics-address", "127.0.0.1",
+	p, err := h.start("argocd-repo-server"+suffix, h.tools.argocd, env, "--address", "127.0.0.1", "--port", strconv.Itoa(port), "--metrics-address", "127.0.0.1",
 		"--metrics-port", strconv.Itoa(metrics), "--redis", h.redisAddr, "--loglevel", "info")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h.repoServer = p
-	return p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(h.repoServerAddr) })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	return p, p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(addr) })
 }
 
 // startApplicationController runs Argo CD's application-controller,

@@ -82,6 +82,7 @@ func TestAPIServerRestartedInPreflight(t *testing.T) {
 // The time from the kill to all Synced and Healthy is logged.
 func TestRepoServerRestartedAtWave(t *testing.T) {
 	h := need(t)
+	h.skipIfReplicas(t)
 	ctx := context.Background()
 	release, err := h.holdGate(ctx)
 	if err != nil {

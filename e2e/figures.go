@@ -18,10 +18,12 @@ import (
 // object a line), for .ci/e2e-scale.sh to compare the two plugin servers.
 const envFigures = "E2E_FIGURES"
 
-// figures are what a storm measured, for one plugin server.
+// figures are what a storm measured, for one kind of plugin server beside
+// one or more repo-servers: renders merged across the plugin servers.
 type figures struct {
 	ArgoCD        string  `json:"argocd"` // version under test
 	Plugin        string  `json:"plugin"`
+	RepoServers   int     `json:"repoServers"` // each with its plugin server
 	CodeLocations int     `json:"codeLocations"`
 	Nodes         int     `json:"nodes"`
 	What          string  `json:"what"` // "deploy" or "hard refresh"
@@ -35,7 +37,12 @@ type figures struct {
 	// codeloc-sidecar logs (the stock server times the whole call).
 	RenderP50ms float64 `json:"renderP50ms,omitempty"`
 	RenderP99ms float64 `json:"renderP99ms,omitempty"`
-	PeakRSSMiB  float64 `json:"peakRssMiB"` // the server and its children, sampled
+	// Peak RSS of each plugin server and its children, sampled: the
+	// largest, the sum of all, and each (the first repo-server's first).
+	PeakRSSMiB          float64   `json:"peakRssMiB"`
+	PeakRSSSumMiB       float64   `json:"peakRssSumMiB"`
+	PeakRSSPerServerMiB []float64 `json:"peakRssPerServerMiB"`
+	RendersPerServer    []int     `json:"rendersPerServer"`
 }
 
 func (f figures) String() string {
@@ -44,24 +51,33 @@ func (f figures) String() string {
 	if f.RenderP99ms > 0 {
 		s += fmt.Sprintf(" (without receiving the repository: p50 %.1f ms, p99 %.1f ms)", f.RenderP50ms, f.RenderP99ms)
 	}
-	return s + fmt.Sprintf("; peak RSS %.1f MiB", f.PeakRSSMiB)
+	if f.RepoServers <= 1 {
+		return s + fmt.Sprintf("; peak RSS %.1f MiB", f.PeakRSSMiB)
+	}
+	return s + fmt.Sprintf("; %d repo-servers: renders per plugin server %v, peak RSS per server %.1f MiB (max %.1f, sum %.1f)",
+		f.RepoServers, f.RendersPerServer, f.PeakRSSPerServerMiB, f.PeakRSSMiB, f.PeakRSSSumMiB)
 }
 
-// measure watches the plugin server while a storm runs: it samples its
-// memory and, at done, reads the renders it logged since start.
+// measure watches the plugin servers while a storm runs: it samples their
+// memory and, at done, reads the renders each logged since start.
 type measure struct {
-	h      *harness
-	start  time.Time
-	offset int64 // of the plugin server's log at start
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	peak   int64 // bytes
+	h       *harness
+	start   time.Time
+	servers []*process
+	offsets []int64 // of each plugin server's log at start
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	peaks   []int64 // bytes, each server's
 }
 
 func (h *harness) startMeasure() *measure {
-	m := &measure{h: h, start: time.Now(), stop: make(chan struct{})}
-	if fi, err := os.Stat(h.plugin.LogFile()); err == nil {
-		m.offset = fi.Size()
+	servers := h.pluginServers()
+	m := &measure{h: h, start: time.Now(), servers: servers, offsets: make([]int64, len(servers)),
+		stop: make(chan struct{}), peaks: make([]int64, len(servers))}
+	for i, p := range servers {
+		if fi, err := os.Stat(p.LogFile()); err == nil {
+			m.offsets[i] = fi.Size()
+		}
 	}
 	m.wg.Add(1)
 	go m.sample()
@@ -71,8 +87,10 @@ func (h *harness) startMeasure() *measure {
 func (m *measure) sample() {
 	defer m.wg.Done()
 	for {
-		if rss := kubetest.TreeRSS(m.h.plugin.Pid()); rss > m.peak {
-			m.peak = rss
+		for i, p := range m.servers {
+			if rss := kubetest.TreeRSS(p.Pid()); rss > m.peaks[i] {
+				m.peaks[i] = rss
+			}
 		}
 		select {
 		case <-m.stop:
@@ -87,10 +105,46 @@ func (m *measure) done(what string, codeLocations int) (figures, error) {
 	elapsed := time.Since(m.start)
 	close(m.stop)
 	m.wg.Wait()
-	calls, err := renderCalls(m.h.plugin.LogFile(), m.offset, m.h.pluginKind)
+	calls, perServer, err := m.calls()
 	if err != nil {
 		return figures{}, err
 	}
+	f := figures{
+		ArgoCD: m.h.tools.argocdVersion, Plugin: m.h.pluginServerName(), RepoServers: len(m.servers),
+		CodeLocations: codeLocations, Nodes: nodeCount(), What: what, Seconds: elapsed.Seconds(), RendersPerServer: perServer,
+	}
+	m.addRSS(&f)
+	addTimes(&f, calls, elapsed)
+	return f, nil
+}
+
+// calls are the render calls every plugin server logged in the window,
+// and how many each one logged.
+func (m *measure) calls() ([]call, []int, error) {
+	var all []call
+	perServer := make([]int, len(m.servers))
+	for i, p := range m.servers {
+		calls, err := renderCalls(p.LogFile(), m.offsets[i], m.h.pluginKind)
+		if err != nil {
+			return nil, nil, err
+		}
+		all = append(all, calls...)
+		perServer[i] = len(calls)
+	}
+	return all, perServer, nil
+}
+
+func (m *measure) addRSS(f *figures) {
+	for _, peak := range m.peaks {
+		mib := float64(peak) / (1 << 20)
+		f.PeakRSSPerServerMiB = append(f.PeakRSSPerServerMiB, mib)
+		f.PeakRSSMiB = max(f.PeakRSSMiB, mib)
+		f.PeakRSSSumMiB += mib
+	}
+}
+
+// addTimes sets the counts, rates and quantiles of calls.
+func addTimes(f *figures, calls []call, elapsed time.Duration) {
 	var durations, renders []float64
 	for _, c := range calls {
 		durations = append(durations, c.ms)
@@ -98,10 +152,7 @@ func (m *measure) done(what string, codeLocations int) (figures, error) {
 			renders = append(renders, c.ms-c.receiveMs)
 		}
 	}
-	f := figures{
-		ArgoCD: m.h.tools.argocdVersion, Plugin: m.h.pluginServerName(), CodeLocations: codeLocations, Nodes: nodeCount(), What: what,
-		Seconds: elapsed.Seconds(), Renders: len(durations), PeakRSSMiB: float64(m.peak) / (1 << 20),
-	}
+	f.Renders = len(durations)
 	if len(durations) > 0 {
 		slices.Sort(durations)
 		f.RendersPerSec = float64(len(durations)) / elapsed.Seconds()
@@ -112,7 +163,6 @@ func (m *measure) done(what string, codeLocations int) (figures, error) {
 		slices.Sort(renders)
 		f.RenderP50ms, f.RenderP99ms = quantile(renders, 0.50), quantile(renders, 0.99)
 	}
-	return f, nil
 }
 
 // quantile of sorted values, nearest rank.

@@ -40,19 +40,24 @@ type harness struct {
 	dyn        dynamic.Interface
 	kubeconfig string // admin, namespace argocd
 
-	redisAddr, repoServerAddr string
-	repoServerMetricsPort     int
-	repoServer                *process // the running argocd-repo-server
-	argoCDServer              string   // http://host:port of argocd-server's API
-	pluginDir                 string   // ARGOCD_PLUGINSOCKFILEPATH, short
-	plugin                    *process // the plugin server: codeloc-sidecar or argocd-cmp-server
-	pluginKind                string   // pluginSidecar or pluginStock
-	sidecarMetrics            string   // http://host:port of codeloc-sidecar
-	contractFile              string
-	appTemplate               string // the Application template of cluster/apps (writeAppTemplate)
-	healthLua                 string
-	pgDir, pgURL              string
-	pgPort                    int
+	redisAddr string
+	// repoServerAddr is the address the controller and argocd-server dial:
+	// the repo-server's, or with E2E_REPO_SERVERS > 1 the balancer's.
+	repoServerAddr        string
+	repoServerMetricsPort int
+	repoServer            *process   // the running (first) argocd-repo-server
+	argoCDServer          string     // http://host:port of argocd-server's API
+	pluginDir             string     // ARGOCD_PLUGINSOCKFILEPATH, short
+	plugin                *process   // the (first) plugin server: codeloc-sidecar or argocd-cmp-server
+	pluginKind            string     // pluginSidecar or pluginStock
+	sidecarMetrics        string     // http://host:port of (the first) codeloc-sidecar
+	replicas              []*replica // repo-servers 2..N (E2E_REPO_SERVERS)
+	lb                    *balancer  // in front of the N repo-servers when N > 1
+	contractFile          string
+	appTemplate           string // the Application template of cluster/apps (writeAppTemplate)
+	healthLua             string
+	pgDir, pgURL          string
+	pgPort                int
 
 	atlas, apps *gitRepo
 	dagster     *dagsterWebserver
@@ -109,10 +114,15 @@ func (h *harness) startAll(ctx context.Context) error {
 		{"redis", h.startRedis},
 		{"plugin server (" + pluginKind() + ")", h.startPlugin},
 		{"argocd-repo-server", h.startRepoServer},
-		{"argocd-application-controller", h.startApplicationController},
-		{"argocd-server", h.startAPIServerOfArgoCD},
-		{"git repos", h.initRepos},
 	}
+	if n := repoServerCount(); n > 1 {
+		steps = append(steps, step{fmt.Sprintf("argocd-repo-servers 2..%d with their plugin servers, the balancer", n), h.startReplicas})
+	}
+	steps = append(steps,
+		step{"argocd-application-controller", h.startApplicationController},
+		step{"argocd-server", h.startAPIServerOfArgoCD},
+		step{"git repos", h.initRepos},
+	)
 	for _, s := range steps {
 		start := time.Now()
 		if err := s.run(ctx); err != nil {
@@ -166,8 +176,16 @@ func (h *harness) stopAll() {
 	if h.pgDir != "" {
 		_ = exec.Command("bash", h.tools.postgresSh, "stop", h.pgDir).Run()
 	}
+	if h.lb != nil {
+		_ = h.lb.Close()
+	}
 	if h.pluginDir != "" {
 		_ = os.RemoveAll(h.pluginDir)
+	}
+	for _, r := range h.replicas {
+		if r.pluginDir != "" {
+			_ = os.RemoveAll(r.pluginDir)
+		}
 	}
 	if os.Getenv(envKeep) == "" {
 		_ = os.RemoveAll(h.dir)

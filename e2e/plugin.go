@@ -55,57 +55,74 @@ func (h *harness) startSidecar(ctx context.Context) error {
 // of its own (sidecarTmp), which the fault scenarios check is left empty;
 // a restart (faults) calls it again with the same port.
 func (h *harness) startSidecarOn(ctx context.Context, port int) error {
-	tmp := h.sidecarTmp()
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
-	}
 	var err error
-	h.sidecarMetrics = "http://127.0.0.1:" + strconv.Itoa(port)
-	h.plugin, err = h.start("codeloc-sidecar", filepath.Join(h.bin, "codeloc-sidecar"),
+	h.plugin, h.sidecarMetrics, err = h.runSidecar(ctx, "", h.pluginDir, port)
+	return err
+}
+
+// runSidecar runs a codeloc-sidecar on pluginDir with its metrics on port;
+// suffix tells a replica's log, TMPDIR and cache from the first one's. It
+// returns the process, even when it did not become ready, and its metrics
+// URL.
+func (h *harness) runSidecar(ctx context.Context, suffix, pluginDir string, port int) (*process, string, error) {
+	tmp := h.sidecarTmp() + suffix
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, "", err
+	}
+	metrics := "http://127.0.0.1:" + strconv.Itoa(port)
+	p, err := h.start("codeloc-sidecar"+suffix, filepath.Join(h.bin, "codeloc-sidecar"),
 		// The parse cache beside TMPDIR, not in it (the faults check TMPDIR
 		// is left empty) nor under the user's home.
-		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir, "TMPDIR=" + tmp, "CODELOC_CACHE_DIR=" + filepath.Join(h.dir, "codeloc-cache")},
+		[]string{"ARGOCD_PLUGINSOCKFILEPATH=" + pluginDir, "TMPDIR=" + tmp, "CODELOC_CACHE_DIR=" + filepath.Join(h.dir, "codeloc-cache"+suffix)},
 		"--contract", h.contractFile, "--config-dir", "..",
 		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
-		return err
+		return nil, metrics, err
 	}
-	return h.plugin.WaitFor(ctx, 30*time.Second, func(ctx context.Context) bool {
-		return httpOK(ctx, h.sidecarMetrics+"/healthz")
+	return p, metrics, p.WaitFor(ctx, 30*time.Second, func(ctx context.Context) bool {
+		return httpOK(ctx, metrics+"/healthz")
 	})
 }
 
 // sidecarTmp is codeloc-sidecar's TMPDIR.
 func (h *harness) sidecarTmp() string { return filepath.Join(h.dir, "sidecar-tmp") }
 
-// startStock runs Argo CD's argocd-cmp-server (the argocd multi-call
-// binary) with this checkout's plugin.yaml, codeloc first on its PATH and
-// the contract named by CODELOC_CONTRACT, as the install docs set it up.
+// startStock runs Argo CD's argocd-cmp-server beside the first repo-server.
 func (h *harness) startStock(ctx context.Context) error {
-	work := filepath.Join(h.dir, "cmp-work")
+	var err error
+	h.plugin, err = h.runStock(ctx, "", h.pluginDir)
+	return err
+}
+
+// runStock runs Argo CD's argocd-cmp-server (the argocd multi-call binary)
+// on pluginDir with this checkout's plugin.yaml, codeloc first on its PATH
+// and the contract named by CODELOC_CONTRACT, as the install docs set it
+// up; suffix tells a replica's log and folders from the first one's.
+func (h *harness) runStock(ctx context.Context, suffix, pluginDir string) (*process, error) {
+	work := filepath.Join(h.dir, "cmp-work"+suffix)
 	if err := os.MkdirAll(work, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	cfg, err := filepath.Abs("..")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	env := []string{
 		"ARGOCD_BINARY_NAME=argocd-cmp-server",
-		"ARGOCD_PLUGINSOCKFILEPATH=" + h.pluginDir,
+		"ARGOCD_PLUGINSOCKFILEPATH=" + pluginDir,
 		"ARGOCD_CMP_WORKDIR=" + work,
 		"CODELOC_CONTRACT=" + h.contractFile,
-		"CODELOC_CACHE_DIR=" + filepath.Join(h.dir, "codeloc-cache"),
+		"CODELOC_CACHE_DIR=" + filepath.Join(h.dir, "codeloc-cache"+suffix),
 		// Later entries win: this PATH replaces baseEnv's.
 		"PATH=" + h.bin + string(os.PathListSeparator) + filepath.Dir(h.tools.argocd) + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
-	h.plugin, err = h.start("argocd-cmp-server", h.tools.argocd, env,
+	p, err := h.start("argocd-cmp-server"+suffix, h.tools.argocd, env,
 		"--config-dir-path", cfg, "--loglevel", "info", "--logformat", "json")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sock := filepath.Join(h.pluginDir, names.PluginFullName+".sock")
-	return h.plugin.WaitFor(ctx, 30*time.Second, func(context.Context) bool {
+	sock := filepath.Join(pluginDir, names.PluginFullName+".sock")
+	return p, p.WaitFor(ctx, 30*time.Second, func(context.Context) bool {
 		_, err := os.Stat(sock)
 		return err == nil
 	})

@@ -55,8 +55,32 @@ func TestStorm(t *testing.T) {
 	if f.Renders < n {
 		t.Errorf("a hard refresh of %d Applications made %d renders, want %d or more", n, f.Renders, n)
 	}
+	h.checkSpread(t, f)
 	if h.pluginKind == pluginSidecar {
-		t.Logf("codeloc-sidecar metrics:\n%s", h.sidecarFigures(ctx))
+		for i, url := range h.sidecarMetricsURLs() {
+			t.Logf("codeloc-sidecar %d metrics:\n%s", i+1, h.sidecarFigures(ctx, url))
+		}
+	}
+}
+
+// checkSpread logs how the balancer spread connections over the
+// repo-servers and checks that every plugin server rendered. Each render
+// lands on a replica picked at random: one of N gets none by chance with
+// odds under N·(1-1/N)^renders, 2·10⁻⁶ for N=2 at 20 renders and smaller
+// for larger N at 20·(N-1), below which it only logs.
+func (h *harness) checkSpread(t *testing.T, f figures) {
+	t.Helper()
+	if h.lb == nil {
+		return
+	}
+	t.Logf("connections per repo-server through the balancer: %v; renders per plugin server: %v", h.lb.Connections(), f.RendersPerServer)
+	if f.Renders < 20*(len(f.RendersPerServer)-1) {
+		return
+	}
+	for i, r := range f.RendersPerServer {
+		if r == 0 {
+			t.Errorf("plugin server %d of %d served none of %d renders", i+1, len(f.RendersPerServer), f.Renders)
+		}
 	}
 }
 
@@ -275,9 +299,10 @@ func withoutBuckets(s string) string {
 	return s[:start] + s[end:]
 }
 
-// sidecarFigures returns the codeloc_* lines of the sidecar's /metrics.
-func (h *harness) sidecarFigures(ctx context.Context) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.sidecarMetrics+"/metrics", nil)
+// sidecarFigures returns the codeloc_* lines of a sidecar's /metrics
+// (base: its metrics URL).
+func (h *harness) sidecarFigures(ctx context.Context, base string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
 	if err != nil {
 		return err.Error()
 	}

@@ -29,6 +29,7 @@ func TestSidecarKilledInStorm(t *testing.T) {
 	if h.pluginKind != pluginSidecar {
 		t.Skip("the plugin server is not codeloc-sidecar")
 	}
+	h.skipIfReplicas(t)
 	ctx := context.Background()
 	n := stormSize()
 	apps := stormNames(n)
@@ -45,7 +46,7 @@ func TestSidecarKilledInStorm(t *testing.T) {
 	// Kill it mid-storm: once it has served a few of the renders.
 	var before int
 	err := poll(ctx, 2*time.Minute, func(context.Context) (bool, error) {
-		calls, err := renderCalls(h.plugin.LogFile(), m.offset, h.pluginKind)
+		calls, err := renderCalls(h.plugin.LogFile(), m.offsets[0], h.pluginKind)
 		before = len(calls)
 		return before >= 3, err
 	})
