@@ -1,20 +1,18 @@
 package workspace
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/pyref"
 )
 
 // TestDagsterLoadsWorkspacesAsCodeloc runs Dagster's own loader of a
@@ -29,14 +27,14 @@ import (
 // (CODELOC_DAGSTER_VENV): the test skips without it, and fails without it
 // under CI=true.
 func TestDagsterLoadsWorkspacesAsCodeloc(t *testing.T) {
-	python := dagsterPython(t)
+	python := pyref.Python(t)
 	cases := workspaceCorpus(t)
-	reqs := make([]pyRequest, len(cases))
+	reqs := make([]pyref.Request, len(cases))
 	for i, c := range cases {
-		reqs[i] = pyRequest{ID: c.id, Text: c.text}
+		reqs[i] = pyref.Request{ID: c.id, Text: c.text}
 	}
 	start := time.Now()
-	answers := runPython[pyWorkspaceAnswer](t, python, filepath.Join("testdata", "dagster_workspace.py"), reqs,
+	answers := pyref.Run[pyWorkspaceAnswer](t, python, filepath.Join("testdata", "dagster_workspace.py"), reqs,
 		// The {env: NAME} sources of the corpus, as the platform would set them.
 		"CITATION_HOST=citation.dagster.svc", "CITATION_PORT=4000", "CITATION_NAME=citation")
 	t.Logf("Dagster loaded %d workspaces in %s", len(cases), time.Since(start).Round(time.Millisecond))
@@ -57,12 +55,12 @@ func TestDagsterLoadsWorkspacesAsCodeloc(t *testing.T) {
 			// (codeloc's own workspace, Marshal's, has no such source).
 			envUnset++
 		case !a.OK && err == nil:
-			t.Errorf("%s: Dagster refuses the workspace, Check loads it\n  Dagster: %s\n  workspace: %q", c.id, short(a.Error), c.text)
+			t.Errorf("%s: Dagster refuses the workspace, Check loads it\n  Dagster: %s\n  workspace: %q", c.id, pyref.Short(a.Error), c.text)
 		case !a.OK:
 			bothRefused++
 		case err != nil:
 			why := workspaceStricterWhy(err)
-			reasons[short(why)[:70]]++
+			reasons[pyref.Short(why)[:70]]++
 			if why == "" {
 				t.Errorf("%s: Check refuses a workspace Dagster loads, not for a reason of workspaceStricter:\n  %v\n  workspace: %q", c.id, err, c.text)
 				continue
@@ -76,7 +74,7 @@ func TestDagsterLoadsWorkspacesAsCodeloc(t *testing.T) {
 		}
 	}
 	t.Logf("%d workspaces: %d loaded by both (locations compared), %d refused by both, %d refused by Check only (workspaceStricter), %d refused by Dagster only for an unset {env: NAME}", len(cases), bothOK, bothRefused, stricter, envUnset)
-	for _, r := range slices.Sorted(mapsKeys(reasons)) {
+	for _, r := range slices.Sorted(maps.Keys(reasons)) {
 		t.Logf("  Check stricter, %d× %s", reasons[r], r)
 	}
 }
@@ -206,7 +204,7 @@ func workspaceCorpus(t *testing.T) []workspaceCase {
 			out = append(out, workspaceCase{id, text})
 		}
 	}
-	for _, name := range slices.Sorted(mapsKeys(checkValid)) {
+	for _, name := range slices.Sorted(maps.Keys(checkValid)) {
 		add("valid/"+name, checkValid[name])
 	}
 	for _, c := range checkInvalid {
@@ -288,88 +286,4 @@ var workspaceReferenceCases = []string{
 	"\ufeffload_from: []\n",
 	"load_from: []\n# a comment\n",
 	"load_from: [] # trailing\n---\n",
-}
-
-// dagsterPython is the interpreter of .ci/dagster.sh's virtualenv
-// (CODELOC_DAGSTER_VENV). Without it the test skips, and fails under
-// CI=true, where .ci/run installs it.
-func dagsterPython(t *testing.T) string {
-	t.Helper()
-	venv := os.Getenv("CODELOC_DAGSTER_VENV")
-	msg := "CODELOC_DAGSTER_VENV is not set: export CODELOC_DAGSTER_VENV=$(bash .ci/dagster.sh | tail -n1)"
-	if venv != "" {
-		py := filepath.Join(venv, "bin", "python")
-		if _, err := os.Stat(py); err == nil {
-			return py
-		}
-		msg = "CODELOC_DAGSTER_VENV=" + venv + " has no bin/python: rerun .ci/dagster.sh"
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-type pyRequest struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-}
-
-// runPython runs script over the requests in one Python process, one
-// JSON line in and one out per request, in order; env is its environment
-// beside PATH and HOME.
-func runPython[T any](t *testing.T, python, script string, reqs []pyRequest, env ...string) []T {
-	t.Helper()
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, r := range reqs {
-		if err := enc.Encode(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, script)
-	cmd.Stdin = &in
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}, env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", python, script, err, stderr.String())
-	}
-	var answers []T
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for sc.Scan() {
-		var a T
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-			t.Fatalf("%s: answer %d: %v: %s", script, len(answers), err, sc.Text())
-		}
-		answers = append(answers, a)
-	}
-	if len(answers) != len(reqs) {
-		t.Fatalf("%s answered %d of %d inputs\n%s", script, len(answers), len(reqs), stderr.String())
-	}
-	return answers
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-// short is s on one line of at most 300 bytes.
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
-	return s
 }

@@ -1,14 +1,12 @@
 package dagster
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/pyref"
 	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/render/policy/policytest"
 )
@@ -44,14 +43,14 @@ import (
 // Dagster is the virtualenv of .ci/dagster.sh (CODELOC_DAGSTER_VENV): the
 // test skips without it, and fails without it under CI=true.
 func TestDagsterReadsContextsAsCodeloc(t *testing.T) {
-	python := dagsterPython(t)
+	python := pyref.Python(t)
 	cases := contextCorpus(t)
-	reqs := make([]pyRequest, len(cases))
+	reqs := make([]pyref.Request, len(cases))
 	for i, c := range cases {
-		reqs[i] = pyRequest{ID: c.id, Text: c.text}
+		reqs[i] = pyref.Request{ID: c.id, Text: c.text}
 	}
 	start := time.Now()
-	answers := runPython[pyContextAnswer](t, python, filepath.Join("testdata", "dagster_context.py"), reqs)
+	answers := pyref.Run[pyContextAnswer](t, python, filepath.Join("testdata", "dagster_context.py"), reqs)
 	t.Logf("Dagster read %d container contexts in %s", len(cases), time.Since(start).Round(time.Millisecond))
 
 	// codeloc's verdict is the container context rule's, as the fuzz test
@@ -72,7 +71,7 @@ func TestDagsterReadsContextsAsCodeloc(t *testing.T) {
 		}
 		switch {
 		case !a.OK && len(faults) == 0:
-			t.Errorf("%s: Dagster refuses the context, codeloc accepts it\n  Dagster: %s\n  context: %s", c.id, short(a.Error), short(c.text))
+			t.Errorf("%s: Dagster refuses the context, codeloc accepts it\n  Dagster: %s\n  context: %s", c.id, pyref.Short(a.Error), pyref.Short(c.text))
 		case !a.OK:
 			agreeRefused++
 		case len(faults) > 0:
@@ -81,11 +80,11 @@ func TestDagsterReadsContextsAsCodeloc(t *testing.T) {
 				if why := stricterWhy(f); why == "" {
 					unexplained = append(unexplained, f.Code+" "+f.Path+": "+f.Msg)
 				} else {
-					reasons[f.Code+": "+short(why)[:60]]++
+					reasons[f.Code+": "+pyref.Short(why)[:60]]++
 				}
 			}
 			if len(unexplained) > 0 {
-				t.Errorf("%s: codeloc refuses a context Dagster accepts, not for a reason of contextStricter:\n  %s\n  context: %s", c.id, strings.Join(unexplained, "\n  "), short(c.text))
+				t.Errorf("%s: codeloc refuses a context Dagster accepts, not for a reason of contextStricter:\n  %s\n  context: %s", c.id, strings.Join(unexplained, "\n  "), pyref.Short(c.text))
 				continue
 			}
 			stricter++
@@ -102,12 +101,12 @@ func TestDagsterReadsContextsAsCodeloc(t *testing.T) {
 			}
 			compared++
 			for _, d := range compareEffective(c.text, k, a.Run) {
-				t.Errorf("%s: %s\n  context: %s", c.id, d, short(c.text))
+				t.Errorf("%s: %s\n  context: %s", c.id, d, pyref.Short(c.text))
 			}
 		}
 	}
 	t.Logf("%d contexts: %d accepted by both, %d refused by both, %d refused by codeloc only (contextStricter); effective values compared on %d", len(cases), agreeOK, agreeRefused, stricter, compared)
-	for _, r := range slices.Sorted(mapsKeys(reasons)) {
+	for _, r := range slices.Sorted(maps.Keys(reasons)) {
 		t.Logf("  codeloc stricter, %d× %s", reasons[r], r)
 	}
 }
@@ -227,7 +226,7 @@ func compareEffective(text string, k *k8sContext, py *pyEffective) []string {
 		"env ConfigMap":     py.EnvConfigMaps,
 		"scheduler":         {py.SchedulerName},
 	}
-	for _, what := range slices.Sorted(mapsKeys(gotNames)) {
+	for _, what := range slices.Sorted(maps.Keys(gotNames)) {
 		for _, n := range gotNames[what] {
 			if n != "" && !slices.Contains(checked[what], n) {
 				diffs = append(diffs, fmt.Sprintf("Dagster's run pod reads %s %q, which codeloc does not see in the context", what, n))
@@ -324,7 +323,7 @@ func goEnvNames(text string, k *k8sContext, run corev1.Container) []string {
 	for _, e := range slices.Concat(k.env, run.Env) {
 		names[e.Name] = true
 	}
-	return slices.Sorted(mapsKeys(names))
+	return slices.Sorted(maps.Keys(names))
 }
 
 func refNames(refs []corev1.LocalObjectReference) []string {
@@ -392,16 +391,6 @@ func canonicalJSONSet[T any](items []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // contextCase is one container context's text and where it comes from.
@@ -584,78 +573,4 @@ var contextReferenceCases = []string{
 	`0`, `null`, `[]`, `""`, `false`, `1`, `[{}]`, `"{}"`,
 	`{"k8s": {"server_replica_count": 2}}`,
 	`{"k8s": {"server_k8s_config": {"service_spec_config": {"type": "NodePort"}}}}`,
-}
-
-// dagsterPython is the interpreter of .ci/dagster.sh's virtualenv
-// (CODELOC_DAGSTER_VENV). Without it the test skips, and fails under
-// CI=true, where .ci/run installs it.
-func dagsterPython(t *testing.T) string {
-	t.Helper()
-	venv := os.Getenv("CODELOC_DAGSTER_VENV")
-	msg := "CODELOC_DAGSTER_VENV is not set: export CODELOC_DAGSTER_VENV=$(bash .ci/dagster.sh | tail -n1)"
-	if venv != "" {
-		py := filepath.Join(venv, "bin", "python")
-		if _, err := os.Stat(py); err == nil {
-			return py
-		}
-		msg = "CODELOC_DAGSTER_VENV=" + venv + " has no bin/python: rerun .ci/dagster.sh"
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-type pyRequest struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-}
-
-// runPython runs script over the requests in one Python process, one
-// JSON line in and one out per request, in order.
-func runPython[T any](t *testing.T, python, script string, reqs []pyRequest) []T {
-	t.Helper()
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, r := range reqs {
-		if err := enc.Encode(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, script)
-	cmd.Stdin = &in
-	// Nothing of the test's environment: {"env": NAME} sources are unset.
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PYTHONDONTWRITEBYTECODE=1"}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", python, script, err, stderr.String())
-	}
-	var answers []T
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for sc.Scan() {
-		var a T
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-			t.Fatalf("%s: answer %d: %v: %s", script, len(answers), err, sc.Text())
-		}
-		answers = append(answers, a)
-	}
-	if len(answers) != len(reqs) {
-		t.Fatalf("%s answered %d of %d inputs\n%s", script, len(answers), len(reqs), stderr.String())
-	}
-	return answers
-}
-
-// short is s cut to one line of at most 300 bytes for messages.
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
-	return s
 }
