@@ -11,6 +11,9 @@ import (
 // is a file of its own and one line here.
 var Rules = []policy.Rule{
 	containerContextRule{},
+	contextMountRule{},
+	contextClaimRule{},
+	contextSidecarRule{},
 	dagsterRule{},
 }
 
