@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/problem"
-	"github.com/codeloc/codeloc/render/node"
 )
 
 // ParseContract decodes and checks a contract document.
@@ -211,7 +210,7 @@ func (w *walker) apiObject(n *yaml.Node, path string, v any) bool {
 	if !w.kind(n, path, yaml.MappingNode) {
 		return false
 	}
-	data, err := node.JSON(n)
+	data, err := yaml.NewRNode(n).MarshalJSON()
 	if err == nil {
 		var strict []error
 		strict, err = sigsjson.UnmarshalStrict(data, v)
