@@ -10,7 +10,7 @@ import (
 )
 
 // TestInvalidFixturesTwins renders the fixed twin of invalid fixtures:
-// the fixture with what its hint says done. The twin renders (exit 0,
+// the fixture with what its hints say done. The twin renders (exit 0,
 // nothing on stderr), so that the fixture is refused for its one mistake
 // and the hint's fix is one that works.
 func TestInvalidFixturesTwins(t *testing.T) {
@@ -29,6 +29,20 @@ func TestInvalidFixturesTwins(t *testing.T) {
 		// The sidecar kept off the context, on the code server only.
 		{"container-context-sidecar", []edit{{"deployment.yaml", `,
                 "run_k8s_config": {"pod_spec_config": {"containers": [{"name": "proxy", "image": "registry:80/mediawatch-dagster:5d2e8b4", "args": ["proxy"], "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}}}]}}}}`, `}}`}}},
+		// The names as shipped written into the context, the generator's
+		// hash suffix turned off (the hints of consume-*).
+		{"dagster-context-renamed", []edit{
+			{"kustomization.yaml", "  - name: run-env\n", "  - name: run-env\n    options: {disableNameSuffixHash: true}\n"},
+			{"deployment.yaml", `{"service_account_name": "user-code",`, `{"service_account_name": "mediawatch-user-code",`},
+			{"deployment.yaml", `"dagster-pipeline-env", "run-env"]`, `"dagster-pipeline-env", "mediawatch-run-env"]`},
+		}},
+		// The account named <codeLocation>-… in the object and the context
+		// (policy-name-owner's hint).
+		{"names-context", []edit{
+			{"serviceaccount.yaml", "name: user-code", "name: mediawatch-user-code"},
+			{"deployment.yaml", "serviceAccountName: user-code", "serviceAccountName: mediawatch-user-code"},
+			{"deployment.yaml", `"service_account_name": "user-code"`, `"service_account_name": "mediawatch-user-code"`},
+		}},
 	} {
 		t.Run(tt.fixture, func(t *testing.T) {
 			src := filepath.Join("..", "..", "fixtures", "invalid", tt.fixture)
