@@ -83,6 +83,7 @@ func TestAdmission(t *testing.T) {
 	t.Run("type checking", a.typeChecking)
 	t.Run("rendered pods", a.renderedPods)
 	t.Run("run pods", a.runPods)
+	t.Run("the run launcher's pods", a.launcherPods)
 	t.Run("other pods", a.otherPods)
 	t.Run("updates", a.updates)
 	t.Run("missing params", a.missingParams) // last: it deletes citation's params
@@ -390,8 +391,8 @@ func (a *admissionCluster) runPods(t *testing.T) {
 		{"configMap volume", func(p *corev1.Pod) {
 			addVolume(p, corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "mediawatch-admission"}}})
 		}, "configMap mediawatch-admission is neither shipped by code-location citation nor in its dependsOn.configMaps"},
-		{"platform account, undeclared", func(p *corev1.Pod) { p.Spec.ServiceAccountName = "dagster" },
-			"serviceAccount dagster is neither shipped by code-location citation nor in its dependsOn.serviceAccounts"},
+		// The contract's dagster.runLauncher: what the run launcher adds.
+		{"the run launcher's account", func(p *corev1.Pod) { p.Spec.ServiceAccountName = "dagster" }, ""},
 		{"another code-location's preflight account", func(p *corev1.Pod) { p.Spec.ServiceAccountName = "mediawatch-preflight" },
 			"serviceAccount mediawatch-preflight is neither shipped by code-location citation nor in its dependsOn.serviceAccounts"},
 		{"another code-location's image", func(p *corev1.Pod) { p.Spec.Containers[0].Image = mediawatchImage },
@@ -426,6 +427,72 @@ func (a *admissionCluster) runPods(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			checkAdmission(t, tt.name, a.create(runPod("citation", tt.edit)), tt.want)
 		})
+	}
+}
+
+// allpathsImage is the image of fixtures/allpaths' code server.
+const allpathsImage = "registry:80/allpaths-app:0a1b2c3"
+
+// launcherRunPod is a run pod of code-location allpaths, which declares
+// none of the platform's Dagster objects, as the contract's run launcher
+// creates it without a container context: the launcher's account, its
+// PostgreSQL password secret and its env ConfigMap, nothing else.
+func launcherRunPod(edits ...func(*corev1.Pod)) *corev1.Pod {
+	pod := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "dagster-run-allpaths", Namespace: admissionNS,
+			Labels: map[string]string{names.LabelDagsterCodeLocation: "allpaths", "dagster/job": "all", "dagster/run-id": "5e1a9c0b",
+				"app.kubernetes.io/component": "run_worker", "app.kubernetes.io/part-of": "dagster"},
+		},
+		Spec: corev1.PodSpec{
+			ServiceAccountName: "dagster",
+			RestartPolicy:      corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name: "dagster", Image: allpathsImage, Args: []string{"dagster", "api", "execute_run", "{}"},
+				Env: []corev1.EnvVar{{Name: "DAGSTER_PG_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "dagster-postgresql-secret"}, Key: "postgresql-password"}}}},
+				EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "dagster-pipeline-env"}}}},
+			}},
+		},
+	}
+	for _, edit := range edits {
+		edit(pod)
+	}
+	return pod
+}
+
+// launcherPods: a run pod carrying exactly what the contract's
+// dagster.runLauncher adds, plus what its code-location declares, is
+// admitted though the code-location declares none of the launcher's
+// objects; a hostile run pod is not.
+func (a *admissionCluster) launcherPods(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		pod  *corev1.Pod
+		want string
+	}{
+		{"the launcher's additions", launcherRunPod(), ""},
+		{"the launcher's additions and the declared secret", launcherRunPod(func(p *corev1.Pod) {
+			p.Spec.Containers[0].EnvFrom = append(p.Spec.Containers[0].EnvFrom, corev1.EnvFromSource{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "pgvector-pg-auth"}}})
+		}), ""},
+		{"the launcher's instance ConfigMap as a volume", launcherRunPod(func(p *corev1.Pod) {
+			addVolume(p, corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "dagster-instance"}}})
+		}), ""},
+		{"hostile: an undeclared secret", launcherRunPod(func(p *corev1.Pod) {
+			p.Spec.Containers[0].Env = append(p.Spec.Containers[0].Env, secretEnv("mediawatch-token"))
+		}), "secret mediawatch-token is not in dependsOn.secrets of code-location allpaths"},
+		{"hostile: another code-location's ServiceAccount", launcherRunPod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "citation" }),
+			"serviceAccount citation is neither shipped by code-location allpaths nor in its dependsOn.serviceAccounts"},
+		{"hostile: hostNetwork", launcherRunPod(func(p *corev1.Pod) { p.Spec.HostNetwork = true }),
+			"hostNetwork is true: a pod of code-location allpaths may not share the node's namespaces"},
+		{"hostile: all three", launcherRunPod(func(p *corev1.Pod) {
+			p.Spec.ServiceAccountName = "citation"
+			p.Spec.HostNetwork = true
+			p.Spec.Containers[0].Env = append(p.Spec.Containers[0].Env, secretEnv("mediawatch-token"))
+		}), "secret mediawatch-token is not in dependsOn.secrets of code-location allpaths"},
+	} {
+		checkAdmission(t, tt.name, a.create(tt.pod), tt.want)
 	}
 }
 
@@ -575,12 +642,14 @@ func TestAdmissionParams(t *testing.T) {
 	want := map[string]string{
 		"codeLocation": "citation", "cpu": "500m", "memory": "1Gi",
 		"images": "registry:80/citation-dagster:a3f9c1d\nregistry:80/codeloc:0.1.0",
-		// Declared, the buckets', the hooks' own, the cluster CA.
+		// Declared, the buckets', the hooks' own, the cluster CA, the run
+		// launcher's (its secret and ConfigMaps citation declares too).
 		"secret.dagster-postgresql-secret": "", "secret.pgvector-pg-auth": "", "secret.atlas-datalake": "",
 		"configMap.dagster-instance": "", "configMap.dagster-pipeline-env": "", "configMap.atlas-datalake": "",
 		"configMap.citation-run-env": "", "configMap.citation-preflight": "", "configMap.citation-migrations-cf650bd7f8": "",
 		"configMap.kube-root-ca.crt": "",
 		"serviceAccount.default":     "", "serviceAccount.citation": "", "serviceAccount.citation-preflight": "",
+		"serviceAccount.dagster":              "", // the contract's dagster.runLauncher
 		"persistentVolumeClaim.citation-data": "",
 	}
 	if diff := cmp.Diff(want, cm.Data); diff != "" {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/codeloc/codeloc/internal/problem"
 )
 
@@ -82,6 +84,84 @@ type Dagster struct {
 	// `codeloc application` generates (the chart's
 	// dagsterWebserver.workspace.externalConfigmap).
 	WorkspaceConfigMap string `json:"workspaceConfigMap,omitempty"`
+	// RunLauncher is what the platform's K8sRunLauncher adds to every run
+	// pod it creates, whatever the code-location: the admission of run
+	// pods allows it beside what the code-location declares.
+	RunLauncher RunLauncher `json:"runLauncher"`
+}
+
+// RunLauncher is what the platform's Dagster run launcher
+// (dagster_k8s.K8sRunLauncher, the run_launcher of dagster.yaml) adds to
+// every run pod: the same values as its config, in the contract's
+// spelling. Every object it names is one of the contract's
+// serviceAccounts, configMaps or secrets.
+type RunLauncher struct {
+	ServiceAccountName     string               `json:"serviceAccountName,omitempty"`
+	InstanceConfigMap      string               `json:"instanceConfigMap,omitempty"`
+	PostgresPasswordSecret string               `json:"postgresPasswordSecret,omitempty"`
+	EnvConfigMaps          []string             `json:"envConfigMaps,omitempty"`
+	EnvSecrets             []string             `json:"envSecrets,omitempty"`
+	ImagePullSecrets       []string             `json:"imagePullSecrets,omitempty"`
+	Volumes                []corev1.Volume      `json:"volumes,omitempty"`
+	VolumeMounts           []corev1.VolumeMount `json:"volumeMounts,omitempty"`
+	Labels                 map[string]string    `json:"labels,omitempty"`
+}
+
+// Secrets are the Secrets the run launcher's additions name: the
+// PostgreSQL password, env and pull secrets, and its volumes'.
+func (r RunLauncher) Secrets() []string {
+	out := []string{r.PostgresPasswordSecret}
+	out = append(out, r.EnvSecrets...)
+	out = append(out, r.ImagePullSecrets...)
+	for _, v := range r.Volumes {
+		out = append(out, volumeRefs(v.VolumeSource).secrets...)
+	}
+	return nonEmpty(out)
+}
+
+// ConfigMaps are the ConfigMaps the run launcher's additions name.
+func (r RunLauncher) ConfigMaps() []string {
+	out := append([]string{r.InstanceConfigMap}, r.EnvConfigMaps...)
+	for _, v := range r.Volumes {
+		out = append(out, volumeRefs(v.VolumeSource).configMaps...)
+	}
+	return nonEmpty(out)
+}
+
+// HasVolume reports whether the run launcher adds a volume of that name
+// to every run pod.
+func (r RunLauncher) HasVolume(name string) bool {
+	return slices.ContainsFunc(r.Volumes, func(v corev1.Volume) bool { return v.Name == name })
+}
+
+func nonEmpty(names []string) []string {
+	return slices.DeleteFunc(names, func(s string) bool { return s == "" })
+}
+
+// launcherRefs are the objects a run launcher's volume names.
+type launcherRefs struct{ secrets, configMaps []string }
+
+// volumeRefs are the Secrets and ConfigMaps a volume source names (the
+// volume types a run launcher's volume may be: launcherVolumeTypes).
+func volumeRefs(v corev1.VolumeSource) launcherRefs {
+	var r launcherRefs
+	if v.Secret != nil {
+		r.secrets = append(r.secrets, v.Secret.SecretName)
+	}
+	if v.ConfigMap != nil {
+		r.configMaps = append(r.configMaps, v.ConfigMap.Name)
+	}
+	if v.Projected != nil {
+		for _, s := range v.Projected.Sources {
+			if s.Secret != nil {
+				r.secrets = append(r.secrets, s.Secret.Name)
+			}
+			if s.ConfigMap != nil {
+				r.configMaps = append(r.configMaps, s.ConfigMap.Name)
+			}
+		}
+	}
+	return r
 }
 
 // DefaultWorkspaceConfigMap is dagster.workspaceConfigMap when left out.

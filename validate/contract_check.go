@@ -2,12 +2,14 @@ package validate
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/codeloc/codeloc/internal/problem"
@@ -148,6 +150,109 @@ func (k *contractChecker) dagster() {
 	if n := d.WorkspaceConfigMap; len(validation.IsDNS1123Subdomain(n)) > 0 {
 		k.invalid("dagster.workspaceConfigMap", fmt.Sprintf("%q is not a valid ConfigMap name", n), "use a DNS-1123 subdomain")
 	}
+	k.runLauncher()
+}
+
+// launcherVolumeTypes are the volume types the run launcher may add to
+// every run pod: the platform's settings and scratch space. A claim or a
+// node's path would reach every code-location's run pods.
+const launcherVolumeTypes = "configMap, secret, projected (configMap, secret, downwardAPI, serviceAccountToken), downwardAPI or emptyDir"
+
+// runLauncher checks dagster.runLauncher: every object it names is one
+// the contract lists, so that the admission of run pods, which allows
+// them, allows nothing the contract does not offer.
+func (k *contractChecker) runLauncher() {
+	const p = "dagster.runLauncher"
+	c, r := k.c, k.c.Dagster.RunLauncher
+	listed := func(path, kind, list, name string, ok bool) {
+		if name != "" && !ok {
+			k.invalid(path, fmt.Sprintf("%s %q is not listed in %s", kind, name, list),
+				fmt.Sprintf("list it in %s: the run launcher adds it to every run pod, and the admission of run pods allows only the objects the contract offers", list))
+		}
+	}
+	listed(p+".serviceAccountName", "ServiceAccount", "serviceAccounts", r.ServiceAccountName, c.HasServiceAccount(r.ServiceAccountName))
+	listed(p+".instanceConfigMap", "ConfigMap", "configMaps", r.InstanceConfigMap, c.HasConfigMap(r.InstanceConfigMap))
+	listed(p+".postgresPasswordSecret", "Secret", "secrets", r.PostgresPasswordSecret, c.HasSecret(r.PostgresPasswordSecret))
+	for _, l := range []struct {
+		path, kind, list string
+		names            []string
+		has              func(string) bool
+	}{
+		{p + ".envConfigMaps", "ConfigMap", "configMaps", r.EnvConfigMaps, c.HasConfigMap},
+		{p + ".envSecrets", "Secret", "secrets", r.EnvSecrets, c.HasSecret},
+		{p + ".imagePullSecrets", "Secret", "secrets", r.ImagePullSecrets, c.HasSecret},
+	} {
+		for i, n := range l.names {
+			if n == "" {
+				k.invalid(index(l.path, i), "the name is empty", "write the object's name")
+			}
+			listed(index(l.path, i), l.kind, l.list, n, l.has(n))
+		}
+	}
+	volumes := map[string]bool{}
+	for i, v := range r.Volumes {
+		vp := index(p+".volumes", i)
+		if errs := validation.IsDNS1123Label(v.Name); len(errs) > 0 {
+			k.invalid(vp+".name", fmt.Sprintf("%q is not a volume name: %s", v.Name, strings.Join(errs, "; ")), "use a DNS-1123 label")
+		}
+		if volumes[v.Name] {
+			k.invalid(vp+".name", fmt.Sprintf("volume %q is listed twice", v.Name), "list it once")
+		}
+		volumes[v.Name] = true
+		if !launcherVolumeType(v.VolumeSource) {
+			k.invalid(vp, fmt.Sprintf("volume %q is not of a type the run launcher may add to every code-location's run pods", v.Name),
+				"use a "+launcherVolumeTypes+" volume: a claim or a node's path would reach every code-location's run pods")
+		}
+		refs := volumeRefs(v.VolumeSource)
+		for _, n := range refs.secrets {
+			listed(vp, "Secret", "secrets", n, c.HasSecret(n))
+		}
+		for _, n := range refs.configMaps {
+			listed(vp, "ConfigMap", "configMaps", n, c.HasConfigMap(n))
+		}
+	}
+	for i, m := range r.VolumeMounts {
+		if !volumes[m.Name] {
+			k.invalid(index(p+".volumeMounts", i)+".name", fmt.Sprintf("volume mount %q names no volume of dagster.runLauncher.volumes", m.Name),
+				"add the volume to volumes, or remove the mount: the API server refuses a run Job whose mount names no volume")
+		}
+		if m.MountPath == "" {
+			k.invalid(index(p+".volumeMounts", i)+".mountPath", fmt.Sprintf("volume mount %q has no mountPath", m.Name), "set mountPath")
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(r.Labels)) {
+		lp := p + ".labels." + key
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			k.invalid(lp, fmt.Sprintf("%q is not a label key: %s", key, strings.Join(errs, "; ")), "use a Kubernetes label key")
+		} else if strings.HasPrefix(key, "dagster/") || strings.HasPrefix(key, "codeloc.dev/") {
+			k.invalid(lp, fmt.Sprintf("label %s is one Dagster or codeloc sets on run pods to tell whose they are", key), "choose a label outside the dagster/ and codeloc.dev/ prefixes")
+		}
+		if errs := validation.IsValidLabelValue(r.Labels[key]); len(errs) > 0 {
+			k.invalid(lp, fmt.Sprintf("%q is not a label value: %s", r.Labels[key], strings.Join(errs, "; ")), "use a Kubernetes label value")
+		}
+	}
+}
+
+// launcherVolumeType reports whether a run launcher's volume is of a type
+// it may add to every run pod.
+func launcherVolumeType(v corev1.VolumeSource) bool {
+	set := 0
+	for _, ok := range []bool{v.ConfigMap != nil, v.Secret != nil, v.Projected != nil, v.DownwardAPI != nil, v.EmptyDir != nil} {
+		if ok {
+			set++
+		}
+	}
+	if set != 1 || v.PersistentVolumeClaim != nil || v.HostPath != nil || v.CSI != nil || v.Ephemeral != nil {
+		return false
+	}
+	if v.Projected != nil {
+		for _, s := range v.Projected.Sources {
+			if s.ClusterTrustBundle != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // storageAndLimits checks buckets, budgets, Ceph and the Jobs' bounds.

@@ -1,8 +1,12 @@
 package validate
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/problem"
@@ -118,6 +122,7 @@ func (c *Contract) limitFields(w *walker) []field {
 			w.mapping(n, path, []field{
 				{"webserverURL", false, w.str(&c.Dagster.WebserverURL)},
 				{"workspaceConfigMap", false, w.str(&c.Dagster.WorkspaceConfigMap)},
+				{"runLauncher", false, c.runLauncherField(w)},
 			})
 		}},
 		{"database", false, func(n *yaml.Node, path string) {
@@ -152,4 +157,70 @@ func (w *walker) providedList(dst *[]Provided) func(*yaml.Node, string) {
 			*dst = append(*dst, p)
 		})
 	}
+}
+
+// runLauncherField decodes dagster.runLauncher: what the platform's run
+// launcher adds to every run pod.
+func (c *Contract) runLauncherField(w *walker) func(*yaml.Node, string) {
+	r := &c.Dagster.RunLauncher
+	return func(n *yaml.Node, path string) {
+		w.mapping(n, path, []field{
+			{"serviceAccountName", false, w.str(&r.ServiceAccountName)},
+			{"instanceConfigMap", false, w.str(&r.InstanceConfigMap)},
+			{"postgresPasswordSecret", false, w.str(&r.PostgresPasswordSecret)},
+			{"envConfigMaps", false, w.strList(&r.EnvConfigMaps)},
+			{"envSecrets", false, w.strList(&r.EnvSecrets)},
+			{"imagePullSecrets", false, w.strList(&r.ImagePullSecrets)},
+			{"volumes", false, func(n *yaml.Node, path string) {
+				w.list(n, path, func(item *yaml.Node, ip string) {
+					var v corev1.Volume
+					if w.apiObject(item, ip, &v) {
+						r.Volumes = append(r.Volumes, v)
+					}
+				})
+			}},
+			{"volumeMounts", false, func(n *yaml.Node, path string) {
+				w.list(n, path, func(item *yaml.Node, ip string) {
+					var m corev1.VolumeMount
+					if w.apiObject(item, ip, &m) {
+						r.VolumeMounts = append(r.VolumeMounts, m)
+					}
+				})
+			}},
+			{"labels", false, func(n *yaml.Node, path string) {
+				if !w.kind(n, path, yaml.MappingNode) {
+					return
+				}
+				r.Labels = map[string]string{}
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					key, val := n.Content[i], n.Content[i+1]
+					var s string
+					w.record(val, join(path, key.Value))
+					w.str(&s)(val, join(path, key.Value))
+					r.Labels[key.Value] = s
+				}
+			}},
+		})
+	}
+}
+
+// apiObject decodes a Kubernetes object written in YAML into v, an API
+// type, strictly: its API field names, nothing unknown.
+func (w *walker) apiObject(n *yaml.Node, path string, v any) bool {
+	if !w.kind(n, path, yaml.MappingNode) {
+		return false
+	}
+	data, err := yaml.NewRNode(n).MarshalJSON()
+	if err == nil {
+		var strict []error
+		strict, err = sigsjson.UnmarshalStrict(data, v)
+		if err == nil && len(strict) > 0 {
+			err = strict[0]
+		}
+	}
+	if err != nil {
+		w.add(n, CodeContractInvalid, path, fmt.Sprintf("does not decode as a Kubernetes %s: %s", reflect.TypeOf(v).Elem().Name(), err), "write it as in a pod spec, with the API's field names")
+		return false
+	}
+	return true
 }

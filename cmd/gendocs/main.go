@@ -73,7 +73,8 @@ the package, then regenerate.
 Every problem is one line, ` + "`FILE:LINE:COL: CODE path: message (hint)`" + ` (file and position
 where known; ` + "`codeloc validate -o json`" + ` gives each field separately). Codes are stable:
 a code is never renamed or reused, so scripts may match them. Each code is an anchor of its
-stage's page: ` + "`policy.md#policy-kind`" + `.
+stage's page: ` + "`policy.md#policy-kind`" + `. ` + "`codeloc explain CODE`" + ` prints a code's entry
+from the reference the binary carries, which is what hints point at.
 
 | stage | codes | checked |
 |---|---|---|

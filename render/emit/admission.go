@@ -15,6 +15,7 @@ import (
 
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/render/node"
+	"github.com/codeloc/codeloc/validate"
 )
 
 // admissionParams is the params ConfigMap of the code-location's
@@ -44,6 +45,7 @@ func (e *emitter) admissionParams(ours []any) (*corev1.ConfigMap, error) {
 		serviceAccounts: map[string]bool{"default": true},
 	}
 	a.declared(e)
+	a.launcher(e.c.Dagster.RunLauncher)
 	for _, o := range e.atlas {
 		if o.GetApiVersion() != "v1" {
 			continue
@@ -114,6 +116,24 @@ func (a *admissionSets) declared(e *emitter) {
 	}
 	if e.d.Resources.Disk.Set {
 		a.claims[names.DataClaimName(e.d.CodeLocation)] = true
+	}
+}
+
+// launcher adds what the platform's run launcher (the contract's
+// dagster.runLauncher) adds to every run pod: its ServiceAccount, Secrets
+// and ConfigMaps. The params cannot tell a run pod from another pod of the
+// code-location: these become allowed on each of its pods, a code server
+// included; they are the platform's objects every code-location's run pods
+// carry, which the contract lists.
+func (a *admissionSets) launcher(r validate.RunLauncher) {
+	if r.ServiceAccountName != "" {
+		a.serviceAccounts[r.ServiceAccountName] = true
+	}
+	for _, s := range r.Secrets() {
+		a.secrets[s] = true
+	}
+	for _, cm := range r.ConfigMaps() {
+		a.configMaps[cm] = true
 	}
 }
 

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,5 +65,66 @@ spec:
 	}
 	if diff := cmp.Diff(want, data); diff != "" {
 		t.Errorf("params (-want +got):\n%s", diff)
+	}
+}
+
+// TestAdmissionParamsRunLauncher: the contract's dagster.runLauncher adds
+// its account, Secrets and ConfigMaps (its volumes' included) to the
+// params of a code-location that declares none of them; without it,
+// nothing of the platform's is allowed.
+func TestAdmissionParamsRunLauncher(t *testing.T) {
+	example := string(validate.ExampleContract)
+	start, end := strings.Index(example, "  runLauncher:\n"), strings.Index(example, "\nobjectStorage:\n")
+	if start < 0 || end < start {
+		t.Fatal("the example contract has no dagster.runLauncher before objectStorage")
+	}
+	launcher := `  runLauncher:
+    serviceAccountName: dagster
+    instanceConfigMap: dagster-instance
+    postgresPasswordSecret: dagster-postgresql-secret
+    envSecrets: [pgvector-pg-auth]
+    volumes:
+      - name: env
+        projected: {sources: [{configMap: {name: dagster-pipeline-env}}]}
+`
+	d, problems := validate.LoadDeclaration(filepath.Join("..", "..", "fixtures", "mediawatch"))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	d.DependsOn.Secrets, d.DependsOn.ConfigMaps, d.DependsOn.ServiceAccounts = nil, nil, nil
+	d.DependsOn.Buckets = nil
+	for _, tt := range []struct {
+		name, launcher string
+		want           []string
+	}{
+		{"with", launcher, []string{"configMap.dagster-instance", "configMap.dagster-pipeline-env", "configMap.kube-root-ca.crt", "configMap.mediawatch-preflight",
+			"secret.dagster-postgresql-secret", "secret.pgvector-pg-auth", "serviceAccount.dagster", "serviceAccount.default", "serviceAccount.mediawatch-preflight"}},
+		{"without", "", []string{"configMap.kube-root-ca.crt", "configMap.mediawatch-preflight", "serviceAccount.default", "serviceAccount.mediawatch-preflight"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, problems := validate.ParseContract("c.yaml", []byte(example[:start]+tt.launcher+example[end:]))
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			objs, err := Objects(Input{Declaration: d, Contract: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, o := range objs {
+				if o.GetName() != names.AdmissionName("mediawatch") {
+					continue
+				}
+				for k := range o.GetDataMap() {
+					if strings.Contains(k, ".") {
+						got = append(got, k)
+					}
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("params' names (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

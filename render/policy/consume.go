@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -191,6 +192,8 @@ func (b *binding) check(o *yaml.RNode, r reference) *problem.Problem {
 	msg, hint := rule.reason(b, r.name)
 	if r.name == "" && r.kind != KindServiceAccount { // "" is default for an account only
 		msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name: the API server refuses an empty one"
+	} else if msg != "" && r.optional {
+		hint = b.optionalHint(r)
 	}
 	if msg == "" {
 		return nil
@@ -212,6 +215,28 @@ func (b *binding) secretProblem(name string) (string, string) {
 		return msg, fmt.Sprintf("declare it: add %s to dependsOn.secrets, so that the preflight checks it exists before the pods start", name)
 	}
 	return msg, fmt.Sprintf("the cluster contract offers no secret %s: ask the platform to provide it, then declare it in dependsOn.secrets", name)
+}
+
+// optionalHint is the hint of an optional reference the pods may not
+// make: the pod starts without the object, so the fix is the
+// code-location's own (drop the reference, or declare what the contract
+// offers), never the platform's.
+func (b *binding) optionalHint(r reference) string {
+	const drop = "the reference is optional, so the pods start without it: drop it"
+	switch {
+	case b.contractBucket(r.name) && (r.kind == KindSecret || r.kind == KindConfigMap):
+		return fmt.Sprintf("%s, or declare bucket %s in dependsOn.buckets", drop, r.name)
+	case r.kind == KindSecret && b.contractSecret(r.name):
+		return fmt.Sprintf("%s, or declare it: add %s to dependsOn.secrets", drop, r.name)
+	case r.kind == KindConfigMap && b.in.c.HasConfigMap(r.name):
+		return fmt.Sprintf("%s, or declare it: add %s to dependsOn.configMaps", drop, r.name)
+	case r.kind == KindConfigMap:
+		if shipped, how := b.shippedAs(KindConfigMap, r.name); shipped != "" {
+			return fmt.Sprintf("%s, or name the one the render ships: %s (%s)", drop, shipped, how)
+		}
+		return fmt.Sprintf("%s, or ship ConfigMap %s in the kustomize root", drop, r.name)
+	}
+	return fmt.Sprintf("%s; the cluster contract offers no %s %s to declare", drop, r.kind, r.name)
 }
 
 func setOf(names []string) map[string]bool {
@@ -239,7 +264,11 @@ func (b *binding) configMapProblem(name string) (string, string) {
 		return fmt.Sprintf("ConfigMap %q belongs to bucket %s, which the declaration does not list", name, name),
 			fmt.Sprintf("declare the bucket in dependsOn.buckets (codeloc then injects its %s* variables)", names.BucketEnvPrefix(name))
 	}
-	return fmt.Sprintf("ConfigMap %q is not shipped by this render, declared, nor a declared bucket's", name),
+	msg := fmt.Sprintf("ConfigMap %q is not shipped by this render, declared, nor a declared bucket's", name)
+	if shipped, how := b.shippedAs(KindConfigMap, name); shipped != "" {
+		return msg, renamedHint(shipped, how)
+	}
+	return msg,
 		"ship it in the kustomize root (resources or configMapGenerator), or declare one the contract offers in dependsOn.configMaps: a code-location's pods read only its own ConfigMaps, the declared ones and its declared buckets'"
 }
 
@@ -273,8 +302,65 @@ func (b *binding) serviceAccountProblem(name string) (string, string) {
 		return fmt.Sprintf("ServiceAccount %q is the platform's, and the declaration does not name it", name),
 			fmt.Sprintf("declare it: add %s to dependsOn.serviceAccounts, so that the preflight checks it exists before the pods start", name)
 	}
-	return fmt.Sprintf("ServiceAccount %q is neither shipped by this render nor declared", name),
+	msg := fmt.Sprintf("ServiceAccount %q is neither shipped by this render nor declared", name)
+	if shipped, how := b.shippedAs(KindServiceAccount, name); shipped != "" {
+		return msg, renamedHint(shipped, how)
+	}
+	return msg,
 		fmt.Sprintf("ship a ServiceAccount named %s in the kustomize root, declare one the contract offers in dependsOn.serviceAccounts, or remove the field to run as default", name)
+}
+
+// hashSuffix is the suffix kustomize's generators add to a name: '-' and
+// ten characters of its hash alphabet (kustomize's hasher).
+var hashSuffix = regexp.MustCompile(`-[2456789bcdfghkmt]{10}$`)
+
+// Ways kustomize renamed an object, as shippedAs says them.
+const (
+	renamedPrefix = "kustomize's namePrefix renamed it"
+	renamedHash   = "its generator added a hash suffix"
+)
+
+// shippedAs finds the object of kind (ConfigMap, ServiceAccount) the render
+// ships under another name than name: renamed by kustomize (namePrefix,
+// a generator's hash suffix), which rewrites the references it knows, but
+// not one it does not (a Dagster container context's JSON, a field of a
+// custom kind). how says what renamed it; "" when none is.
+func (b *binding) shippedAs(kind, name string) (shipped, how string) {
+	set := b.configMaps
+	if kind == KindServiceAccount {
+		set = b.serviceAccounts
+	}
+	for _, s := range slices.Sorted(maps.Keys(set)) {
+		core, hashed := s, false
+		if loc := hashSuffix.FindStringIndex(s); loc != nil && kind == KindConfigMap {
+			core, hashed = s[:loc[0]], true
+		}
+		prefixed := core != name && strings.HasSuffix(core, "-"+name)
+		if core != name && !prefixed {
+			continue
+		}
+		var ways []string
+		if prefixed {
+			ways = append(ways, renamedPrefix)
+		}
+		if hashed {
+			ways = append(ways, renamedHash)
+		}
+		if shipped == "" || len(s) < len(shipped) {
+			shipped, how = s, strings.Join(ways, " and ")
+		}
+	}
+	return shipped, how
+}
+
+// renamedHint is the hint of a reference to an object the render ships
+// under another name: kustomize did not rewrite the reference.
+func renamedHint(shipped, how string) string {
+	hint := fmt.Sprintf("the render ships it as %s: %s, in the references kustomize knows but not in a Dagster container context's JSON", shipped, how)
+	if loc := hashSuffix.FindStringIndex(shipped); loc != nil && strings.Contains(how, renamedHash) {
+		return hint + fmt.Sprintf("; set options: {disableNameSuffixHash: true} on the generator and write %s here, as the hash changes with the content", shipped[:loc[0]])
+	}
+	return hint + fmt.Sprintf("; write %s here, or with the Dagster chart set fullnameOverride, which writes one name into the object and the context", shipped)
 }
 
 func (b *binding) contractSecret(name string) bool {
@@ -332,7 +418,7 @@ func (b *binding) serviceAccountPullSecrets(o *yaml.RNode) problem.Problems {
 		if n == nil {
 			continue
 		}
-		if p := b.check(o, reference{KindSecret, yaml.GetValue(n.Value), fmt.Sprintf("imagePullSecrets[%d].name", i)}); p != nil {
+		if p := b.check(o, reference{kind: KindSecret, name: yaml.GetValue(n.Value), field: fmt.Sprintf("imagePullSecrets[%d].name", i)}); p != nil {
 			ps = append(ps, *p)
 		}
 	}
@@ -348,8 +434,11 @@ const (
 )
 
 // reference is one object a pod spec names, at field (a path in the
-// object).
-type reference struct{ kind, name, field string }
+// object); optional when the pod starts without it (optional: true).
+type reference struct {
+	kind, name, field string
+	optional          bool
+}
 
 // secretKey is a key a pod reads from a Secret, which must be there for
 // the pod to start (optional references are left out).
@@ -363,7 +452,13 @@ type collector struct {
 }
 
 func (c *collector) ref(kind, name, field string) {
-	c.refs = append(c.refs, reference{kind, name, field})
+	c.refs = append(c.refs, reference{kind: kind, name: name, field: field})
+}
+
+// optionalRef is a reference the pod starts without when optional is set
+// and true.
+func (c *collector) optionalRef(kind, name, field string, optional *bool) {
+	c.refs = append(c.refs, reference{kind: kind, name: name, field: field, optional: optional != nil && *optional})
 }
 
 func (c *collector) key(secret, key string, optional *bool) {
@@ -405,20 +500,20 @@ func (c *collector) env(env []corev1.EnvVar, envFrom []corev1.EnvFromSource, pat
 		}
 		field := fmt.Sprintf("%s.env[%d].valueFrom", path, i)
 		if r := e.ValueFrom.SecretKeyRef; r != nil {
-			c.ref(KindSecret, r.Name, field+".secretKeyRef.name")
+			c.optionalRef(KindSecret, r.Name, field+".secretKeyRef.name", r.Optional)
 			c.key(r.Name, r.Key, r.Optional)
 		}
 		if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
-			c.ref(KindConfigMap, r.Name, field+".configMapKeyRef.name")
+			c.optionalRef(KindConfigMap, r.Name, field+".configMapKeyRef.name", r.Optional)
 		}
 	}
 	for i, e := range envFrom {
 		field := fmt.Sprintf("%s.envFrom[%d]", path, i)
 		if r := e.SecretRef; r != nil {
-			c.ref(KindSecret, r.Name, field+".secretRef.name")
+			c.optionalRef(KindSecret, r.Name, field+".secretRef.name", r.Optional)
 		}
 		if r := e.ConfigMapRef; r != nil {
-			c.ref(KindConfigMap, r.Name, field+".configMapRef.name")
+			c.optionalRef(KindConfigMap, r.Name, field+".configMapRef.name", r.Optional)
 		}
 	}
 }
@@ -426,13 +521,13 @@ func (c *collector) env(env []corev1.EnvVar, envFrom []corev1.EnvFromSource, pat
 // volume collects the references of one volume at path.
 func (c *collector) volume(v corev1.VolumeSource, path string) {
 	if s := v.Secret; s != nil {
-		c.ref(KindSecret, s.SecretName, path+".secret.secretName")
+		c.optionalRef(KindSecret, s.SecretName, path+".secret.secretName", s.Optional)
 		for _, item := range s.Items {
 			c.key(s.SecretName, item.Key, s.Optional)
 		}
 	}
 	if s := v.ConfigMap; s != nil {
-		c.ref(KindConfigMap, s.Name, path+".configMap.name")
+		c.optionalRef(KindConfigMap, s.Name, path+".configMap.name", s.Optional)
 	}
 	if s := v.Projected; s != nil {
 		for i, src := range s.Sources {
@@ -456,13 +551,13 @@ func (c *collector) volume(v corev1.VolumeSource, path string) {
 
 func (c *collector) projection(src corev1.VolumeProjection, path string) {
 	if s := src.Secret; s != nil {
-		c.ref(KindSecret, s.Name, path+".secret.name")
+		c.optionalRef(KindSecret, s.Name, path+".secret.name", s.Optional)
 		for _, item := range s.Items {
 			c.key(s.Name, item.Key, s.Optional)
 		}
 	}
 	if s := src.ConfigMap; s != nil {
-		c.ref(KindConfigMap, s.Name, path+".configMap.name")
+		c.optionalRef(KindConfigMap, s.Name, path+".configMap.name", s.Optional)
 	}
 }
 

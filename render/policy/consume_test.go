@@ -277,10 +277,28 @@ metadata: {name: other-bucket}
 
 func TestCheckConsumptionMessages(t *testing.T) {
 	tests := []struct {
-		decl func(string) string
-		spec string
-		want string // message (hint)
+		decl  func(string) string
+		spec  string
+		want  string // message (hint)
+		extra string // objects shipped beside the pod
 	}{
+		// An optional reference: the fix is the code-location's own.
+		{spec: `  containers: [{name: a, env: [{name: X, valueFrom: {secretKeyRef: {name: dagster-postgresql-secret, key: k, optional: true}}}]}]`,
+			want: `Secret "dagster-postgresql-secret" is neither declared in dependsOn.secrets nor the Secret of a declared bucket (the reference is optional, so the pods start without it: drop it, or declare it: add dagster-postgresql-secret to dependsOn.secrets)`},
+		{spec: `  volumes: [{name: a, configMap: {name: dagster-instance, optional: true}}]`,
+			want: `ConfigMap "dagster-instance" is the platform's, and the declaration does not name it (the reference is optional, so the pods start without it: drop it, or declare it: add dagster-instance to dependsOn.configMaps)`},
+		{spec: `  containers: [{name: a, envFrom: [{secretRef: {name: atlas-datalake, optional: true}}]}]`, decl: noBucket,
+			want: `Secret "atlas-datalake" is neither declared in dependsOn.secrets nor the Secret of a declared bucket (the reference is optional, so the pods start without it: drop it, or declare bucket atlas-datalake in dependsOn.buckets)`},
+		// Shipped under the name kustomize gave it.
+		{spec: `  containers: [{name: a, envFrom: [{configMapRef: {name: citation-settings}}]}]`,
+			extra: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: citation-settings-7h2k9m4b5f}\n---\n",
+			want:  `ConfigMap "citation-settings" is not shipped by this render, declared, nor a declared bucket's (the render ships it as citation-settings-7h2k9m4b5f: its generator added a hash suffix, in the references kustomize knows but not in a Dagster container context's JSON; set options: {disableNameSuffixHash: true} on the generator and write citation-settings here, as the hash changes with the content)`},
+		{spec: `  serviceAccountName: runner`,
+			extra: "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: citation-runner}\n---\n",
+			want:  `ServiceAccount "runner" is neither shipped by this render nor declared (the render ships it as citation-runner: kustomize's namePrefix renamed it, in the references kustomize knows but not in a Dagster container context's JSON; write citation-runner here, or with the Dagster chart set fullnameOverride, which writes one name into the object and the context)`},
+		{spec: `  serviceAccountName: runner`,
+			extra: "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: citation-runner-7h2k9m4b5f}\n---\n",
+			want:  `ServiceAccount "runner" is neither shipped by this render nor declared (ship a ServiceAccount named runner in the kustomize root, declare one the contract offers in dependsOn.serviceAccounts, or remove the field to run as default)`},
 		{spec: `  containers: [{name: a, env: [{name: X, valueFrom: {secretKeyRef: {name: pgvector-pg-auth, key: password}}}]}]`,
 			decl: func(s string) string {
 				return strings.NewReplacer("  database: [pgvector]\n", "", "  secrets: [pgvector-pg-auth]\n", "").Replace(s)
@@ -315,7 +333,7 @@ func TestCheckConsumptionMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		in := consumeInstance(t, tt.decl)
-		ps := check(t, consumptionRule{}, in, parseObjects(t, consumePod(tt.spec)))
+		ps := check(t, consumptionRule{}, in, parseObjects(t, tt.extra+consumePod(tt.spec)))
 		if len(ps) != 1 {
 			t.Errorf("%s: %d problems, want 1: %v", tt.spec, len(ps), ps)
 			continue

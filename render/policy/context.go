@@ -35,6 +35,9 @@ type facts struct {
 	// grpc is where Dagster reaches the code server, nil when it runs
 	// none or cannot be reached (the Dagster rules say why).
 	grpc *workspace.Location
+	// contextNames are the names a Dagster container context writes in
+	// its JSON, which kustomize never rewrites.
+	contextNames map[string]bool
 }
 
 // Facts are what a Gatherer learns of the objects for the render.
@@ -46,6 +49,9 @@ type Facts struct {
 	// GRPC is where Dagster reaches the code server (GRPCLocation), nil
 	// when it runs none or cannot be reached.
 	GRPC *workspace.Location
+	// ContextNames are the object names written inside Dagster container
+	// contexts (JSON kustomize does not rewrite): the naming hints say so.
+	ContextNames []string
 }
 
 // Gatherer learns facts of the objects before any rule runs (Check): the
@@ -60,11 +66,14 @@ type Gatherer interface {
 // which the others read, then the gatherers' facts, then the secret keys
 // the pods and the gatherers' pods read.
 func (in *Context) gatherFacts(gatherers []Gatherer, objs []*yaml.RNode) {
-	in.facts = facts{pods: decodePods(objs)}
+	in.facts = facts{pods: decodePods(objs), contextNames: map[string]bool{}}
 	var keys []SecretKey
 	for _, g := range gatherers {
 		f := g.Gather(in, objs)
 		keys = append(keys, f.SecretKeys...)
+		for _, n := range f.ContextNames {
+			in.contextNames[n] = true
+		}
 		if f.GRPC != nil {
 			in.grpc = f.GRPC
 		}

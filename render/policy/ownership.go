@@ -44,6 +44,11 @@ func (in *Context) nameNotOwned(o *yaml.RNode) problem.Problem {
 	cl, name := in.d.CodeLocation, o.GetName()
 	msg := fmt.Sprintf("%s is not %s nor %s-<name>: all code-locations share the namespace %s", name, cl, cl, in.c.Namespace)
 	hint := fmt.Sprintf("prefix its name with %s-, or set namePrefix: %s- in the kustomization to rename every object and the references to it", cl, cl)
+	if in.contextNames[name] {
+		// namePrefix would rename the object, not the container context's
+		// JSON that names it: the run pods would name an object gone.
+		hint = fmt.Sprintf("name it %s-%s where it is written, in the object and in the Dagster container context that names it: with the Dagster chart, fullnameOverride: %s names the chart's objects %s or %s-<name> in both; kustomize's namePrefix would not rename it inside the context's JSON", cl, name, cl, cl, cl)
+	}
 	if r, ok := names.Reserved(name); ok {
 		msg += fmt.Sprintf("; %s is %s", name, r.Why())
 		if gk := objectGroupKind(o); r.Emits(gk.Group, gk.Kind) {

@@ -169,6 +169,15 @@ func (c *Consumption) Volume(v corev1.VolumeSource, path string) { c.c.volume(v,
 // Pod adds what a pod spec at path reads.
 func (c *Consumption) Pod(spec *corev1.PodSpec, path string) { c.c.pod(spec, path) }
 
+// Names are the names of every object read.
+func (c *Consumption) Names() []string {
+	out := make([]string, 0, len(c.c.refs))
+	for _, r := range c.c.refs {
+		out = append(out, r.name)
+	}
+	return out
+}
+
 // SecretKeys are the secret keys read (optional references left out).
 func (c *Consumption) SecretKeys() []SecretKey {
 	out := make([]SecretKey, len(c.c.keys))
@@ -194,6 +203,8 @@ func (b *Binding) Faults(c *Consumption) []Fault {
 		msg, hint := rule.reason(b.b, r.name)
 		if r.name == "" && r.kind != KindServiceAccount {
 			msg, hint = fmt.Sprintf("the reference names no %s", r.kind), "set the name"
+		} else if msg != "" && r.optional {
+			hint = b.b.optionalHint(r)
 		}
 		if msg != "" {
 			faults = append(faults, Fault{rule.code, r.field, msg, hint})

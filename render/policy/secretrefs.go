@@ -28,7 +28,7 @@ func (b *binding) ingressTLS(o *yaml.RNode) problem.Problems {
 		if t.SecretName == "" {
 			continue // the controller's default certificate
 		}
-		if p := b.check(o, reference{KindSecret, t.SecretName, fmt.Sprintf("spec.tls[%d].secretName", i)}); p != nil {
+		if p := b.check(o, reference{kind: KindSecret, name: t.SecretName, field: fmt.Sprintf("spec.tls[%d].secretName", i)}); p != nil {
 			ps = append(ps, *p)
 		}
 	}
@@ -44,7 +44,7 @@ func (b *binding) serviceAccountSecrets(o *yaml.RNode) problem.Problems {
 	}
 	var ps problem.Problems
 	for i, s := range sa.Secrets {
-		if p := b.check(o, reference{KindSecret, s.Name, fmt.Sprintf("secrets[%d].name", i)}); p != nil {
+		if p := b.check(o, reference{kind: KindSecret, name: s.Name, field: fmt.Sprintf("secrets[%d].name", i)}); p != nil {
 			ps = append(ps, *p)
 		}
 	}

@@ -51,6 +51,7 @@ type k8sContext struct {
 	envConfigMaps   []string
 	env             []corev1.EnvVar
 	volumes         []corev1.Volume
+	volumeMounts    []corev1.VolumeMount
 	labels          map[string]string
 	resources       *corev1.ResourceRequirements
 	securityContext *corev1.SecurityContext
@@ -147,8 +148,7 @@ func (d *contextDecoder) decodeK8s(m map[string]any) *k8sContext {
 		case "volumes":
 			d.apiObject(v, path, &k.volumes)
 		case "volume_mounts":
-			var mounts []corev1.VolumeMount
-			d.apiObject(v, path, &mounts)
+			d.apiObject(v, path, &k.volumeMounts)
 		case "labels":
 			d.apiObject(v, path, &k.labels)
 		case "resources":

@@ -28,6 +28,9 @@ const contextFuzzBudget = 10 * time.Second
 // way Dagster reads Kubernetes fields (snake_case and camelCase), and a
 // few that Dagster refuses.
 var contextFuzzSeeds = []string{
+	// What the Dagster chart's user deployments copy into the context:
+	// a mount of no volume, the code server's claim, a sidecar.
+	`{"k8s": {"volume_mounts": [{"name": "dagster-instance", "mountPath": "/opt/dagster/dagster_home"}], "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "citation-data"}}], "run_k8s_config": {"pod_spec_config": {"containers": [{"name": "proxy", "image": "registry:80/citation-dagster:a3f9c1d"}]}}}}`,
 	`{"k8s": {"env_secrets": ["pgvector-pg-auth"], "env_config_maps": ["dagster-pipeline-env"], "env_vars": ["FOO=bar", "BAR"], "service_account_name": "dagster", "namespace": "dagster", "image_pull_policy": "Always", "image_pull_secrets": [{"name": "regcred"}], "labels": {"team": "data"}, "scheduler_name": "default-scheduler"}, "env_vars": ["A=b"]}`,
 	`{"k8s": {"volume_mounts": [{"mount_path": "/opt/dagster/test_mount_path/volume_mounted_file.yaml", "name": "test-volume", "sub_path": "volume_mounted_file.yaml"}], "volumes": [{"name": "test-volume", "config_map": {"name": "test-volume-configmap"}}, {"name": "s", "secret": {"secret_name": "argocd-secret"}}, {"name": "tmp", "emptyDir": {"sizeLimit": "1Gi"}}]}}`,
 	`{"k8s": {"resources": {"requests": {"cpu": "250m", "memory": "64Mi"}, "limits": {"cpu": "500m", "memory": "2560Mi"}}, "security_context": {"run_as_user": 1000, "allow_privilege_escalation": false, "capabilities": {"drop": ["ALL"]}}}}`,
@@ -135,6 +138,15 @@ func FuzzContainerContext(f *testing.F) {
 		}
 		if !slices.Equal(lines, second) {
 			t.Fatalf("two checks of one context differ:\n%s\n--\n%s", strings.Join(lines, "\n"), strings.Join(second, "\n"))
+		}
+		// The rules on the run pods a context builds read the same decoded
+		// context: one line each, with a hint, and no panic.
+		for _, r := range []policy.Rule{contextMountRule{}, contextClaimRule{}, contextSidecarRule{}} {
+			for _, p := range check(t, r, policy.NewContext(d, c, loc), objs) {
+				if s := p.String(); strings.ContainsAny(s, "\n\r") || p.Hint == "" {
+					t.Fatalf("%s: a problem on more than one line or without a hint: %q", p.Code, s)
+				}
+			}
 		}
 	})
 }

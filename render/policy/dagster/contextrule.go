@@ -79,17 +79,9 @@ func (containerContextRule) Check(in *policy.Context, objs []*yaml.RNode) proble
 // their run pods, those codeloc reads and decodes (the rule reports the
 // others).
 func containerContexts(in *policy.Context, objs []*yaml.RNode) []*k8sContext {
-	cms := shippedConfigMaps(objs)
 	var out []*k8sContext
-	for _, w := range in.Pods(objs) {
-		for _, ct := range podContainers(w.Spec, w.Path) {
-			found, _ := contextSources(ct.c, ct.path, cms)
-			for _, src := range found {
-				if k := decodeContextText(src.text); k != nil {
-					out = append(out, k)
-				}
-			}
-		}
+	for _, c := range decodedContexts(in, objs) {
+		out = append(out, c.k)
 	}
 	return out
 }

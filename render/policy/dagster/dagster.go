@@ -50,7 +50,7 @@ const (
 // Codes are the codes dagsterRule emits.
 func (dagsterRule) Codes() []policy.Code {
 	return []policy.Code{
-		{Name: CodeDagsterImage, Doc: "DAGSTER_CURRENT_IMAGE (or DAGSTER_CONTAINER_IMAGE, --container-image) is not the container's own image: run pods would launch another image than the declared revision's."},
+		{Name: CodeDagsterImage, Doc: "DAGSTER_CURRENT_IMAGE (or DAGSTER_CONTAINER_IMAGE, --container-image) is not the container's own image: run pods would launch another image than the declared revision's. Let kustomize copy the image into it, so that a new revision cannot leave it behind: `replacements: [{source: {kind: Deployment, name: <name>, fieldPath: spec.template.spec.containers.[name=dagster].image}, targets: [{select: {kind: Deployment, name: <name>}, fieldPaths: [spec.template.spec.containers.[name=dagster].env.[name=DAGSTER_CURRENT_IMAGE].value]}]}]`."},
 		{Name: CodeCodeServers, Doc: "More than one container runs a Dagster code server: a code-location is one gRPC location."},
 		{Name: CodeGRPCPort, Doc: "The code server does not serve on a TCP port a Service can reach (no --port, a socket, a port from elsewhere)."},
 		{Name: CodeGRPCHost, Doc: "The code server listens on localhost (Dagster's default host): set -h 0.0.0.0 so that the webserver and daemon reach it."},
@@ -120,7 +120,7 @@ func podLabels(in *policy.Context, o *yaml.RNode) map[string]string {
 func oneImage(in *policy.Context, o *yaml.RNode, ct containerAt, cms map[string]*yaml.RNode) problem.Problems {
 	found, unreadable := envSources(ct.c, ct.path, cms, imageEnvNames, "--container-image")
 	var ps problem.Problems
-	fix := fmt.Sprintf("set it to %q, the container's image after kustomize's images: transform, or let kustomize copy the image into it (replacements:, see docs/declaration.md)", ct.c.Image)
+	fix := fmt.Sprintf("set it to %q, the container's image after kustomize's images: transform, or let kustomize copy the image into it with replacements:, as `codeloc explain %s` shows", ct.c.Image, CodeDagsterImage)
 	for _, src := range unreadable {
 		ps = append(ps, in.Problem(o, CodeDagsterImage, src.field, fmt.Sprintf("%s%s: codeloc cannot read the image Dagster launches runs from: %s", src.name, src.from, src.text), fix))
 	}

@@ -11,6 +11,9 @@ import (
 // is a file of its own and one line here.
 var Rules = []policy.Rule{
 	containerContextRule{},
+	contextMountRule{},
+	contextClaimRule{},
+	contextSidecarRule{},
 	dagsterRule{},
 }
 
@@ -23,15 +26,17 @@ var CodeDocs = policy.DocsOf(policy.Codes(Rules))
 var Gatherers = []policy.Gatherer{Facts{}}
 
 // Facts learns where the platform's Dagster reaches the code server (nil
-// when it cannot: dagsterRule says why), and the secret keys the run pods
-// of the container contexts read.
+// when it cannot: dagsterRule says why), the secret keys the run pods of
+// the container contexts read, and the names the contexts write.
 type Facts struct{}
 
 // Gather learns the facts of objs.
 func (Facts) Gather(in *policy.Context, objs []*yaml.RNode) policy.Facts {
 	var f policy.Facts
 	for _, k := range containerContexts(in, objs) {
-		f.SecretKeys = append(f.SecretKeys, contextCollector(k).SecretKeys()...)
+		c := contextCollector(k)
+		f.SecretKeys = append(f.SecretKeys, c.SecretKeys()...)
+		f.ContextNames = append(f.ContextNames, c.Names()...)
 	}
 	f.GRPC, _ = codeServerLocation(in, objs)
 	return f
