@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for FUZZTIME each (default 10m; .ci/run: 60s) and
+# Runs every fuzz target for FUZZTIME each (default 10m; .ci/run: 45s) and
 # prints each one's executions and new interesting inputs. A failing input
 # is written by go test under the package's testdata/fuzz/<Target>/, fails
 # the run, and is kept (commit it with the fix). New interesting inputs stay
@@ -7,7 +7,7 @@
 # into testdata/fuzz/<Target>/ as well, to commit the grown corpus.
 #
 #   bash .ci/fuzz.sh                      # 10 minutes each
-#   FUZZTIME=60s bash .ci/fuzz.sh         # what .ci/run does
+#   FUZZTIME=45s bash .ci/fuzz.sh         # what .ci/run does
 #   FUZZTIME=30s bash .ci/fuzz.sh ./render FuzzRender
 set -euo pipefail
 
@@ -20,6 +20,8 @@ targets=(
 	"./render FuzzRender"
 	"./validate/sqllint FuzzLint"
 	"./render/policy/dagster FuzzContainerContext"
+	"./render/policy/dagster FuzzCommandLine"
+	"./render/policy/dagster FuzzKubeletExpansion"
 )
 [ $# -eq 2 ] && targets=("$1 $2")
 OUT=${OUT:-_out/fuzz}

@@ -1,8 +1,6 @@
 package dagster
 
 import (
-	"fmt"
-	"path"
 	"strconv"
 	"strings"
 
@@ -21,6 +19,8 @@ type codeServer struct {
 	path      string            // the container's field path
 	labels    map[string]string // its pod's labels
 	command   string            // "dagster api grpc" or "dagster code-server start"
+	field     string            // where the command line names it
+	parse     cliParse          // its options as click reads them
 	port      option
 	socket    option
 	host      option
@@ -30,108 +30,40 @@ type codeServer struct {
 // option is a code server setting and where it is set ("" field: unset).
 type option struct {
 	value, field string
-	fromEnv      bool // set by an env var codeloc cannot read (valueFrom)
+	fromEnv      bool // set from what codeloc cannot read (valueFrom, a Secret expanded)
 }
 
-// serverEnv are the env vars each command reads its settings from.
-var serverEnv = map[string]map[string][]string{
-	"dagster api grpc": {
-		"port": {"DAGSTER_GRPC_PORT", "DAGSTER_CLI_API_GRPC_PORT"}, "socket": {"DAGSTER_GRPC_SOCKET", "DAGSTER_CLI_API_GRPC_SOCKET"},
-		"host": {"DAGSTER_GRPC_HOST", "DAGSTER_CLI_API_GRPC_HOST"}, "location": {"DAGSTER_LOCATION_NAME", "DAGSTER_CLI_API_GRPC_LOCATION_NAME"},
-	},
-	"dagster code-server start": {
-		"port": {"DAGSTER_CODE_SERVER_PORT"}, "socket": {"DAGSTER_CODE_SERVER_SOCKET"},
-		"host": {"DAGSTER_CODE_SERVER_HOST"}, "location": {"DAGSTER_LOCATION_NAME"},
-	},
-}
-
-// serverFlags are the flags of each setting, long and short.
-var serverFlags = map[string][]string{
-	"port": {"--port", "-p"}, "socket": {"--socket", "-s"}, "host": {"--host", "-h"}, "location": {"--location-name"},
-}
-
-// token is one word of a container's command line and its field.
-type token struct{ word, field string }
-
-// commandLine is a container's command and args as words: an element
-// holding a shell line (sh -c "dagster api grpc ...") is split on spaces.
-func commandLine(c *corev1.Container, at string) []token {
-	var out []token
-	for _, part := range []struct {
-		name string
-		list []string
-	}{{"command", c.Command}, {"args", c.Args}} {
-		for i, el := range part.list {
-			for _, w := range strings.Fields(el) {
-				out = append(out, token{w, fmt.Sprintf("%s.%s[%d]", at, part.name, i)})
-			}
-		}
+// findCodeServers reads the code servers a container starts.
+func findCodeServers(o *yaml.RNode, c *corev1.Container, at string, labels map[string]string, cms map[string]*yaml.RNode) []*codeServer {
+	var out []*codeServer
+	for _, inv := range invocations(c, at, cms) {
+		s := &codeServer{o: o, container: c, path: at, labels: labels, command: inv.cmd.name, field: inv.field, parse: inv.parse}
+		s.port, s.socket, s.host, s.location = inv.value(paramPort), inv.value(paramSocket), inv.value(paramHost), inv.value(paramLocation)
+		out = append(out, s)
 	}
 	return out
 }
 
-// findCodeServer reads a container's code server, if it runs one.
-func findCodeServer(o *yaml.RNode, c *corev1.Container, at string, labels map[string]string, cms map[string]*yaml.RNode) *codeServer {
-	words := commandLine(c, at)
-	for i := range words {
-		if path.Base(words[i].word) != "dagster" || i+2 >= len(words) {
-			continue
-		}
-		cmd := "dagster " + words[i+1].word + " " + words[i+2].word
-		if _, ok := serverEnv[cmd]; !ok {
-			continue
-		}
-		s := &codeServer{o: o, container: c, path: at, labels: labels, command: cmd}
-		s.read(words[i+3:], at, cms)
-		return s
+// value is a parameter's value as click resolves it: its last occurrence
+// on the command line, else the first of its env vars with a value (the
+// option's own, then the auto one). An envFrom codeloc cannot read is
+// taken to set none of them.
+func (inv invocation) value(param string) option {
+	if given := inv.parse.given[param]; len(given) > 0 {
+		g := given[len(given)-1]
+		return option{value: g.value, field: g.field, fromEnv: g.unknown}
 	}
-	return nil
-}
-
-// read sets the server's options from its flags, else its env vars.
-func (s *codeServer) read(words []token, at string, cms map[string]*yaml.RNode) {
-	for name, dst := range map[string]*option{"port": &s.port, "socket": &s.socket, "host": &s.host, "location": &s.location} {
-		if o, ok := flagValue(words, serverFlags[name]); ok {
-			*dst = o
-			continue
-		}
-		*dst = envOption(s.container, at, serverEnv[s.command][name], cms)
-	}
-}
-
-// flagValue finds a flag's value: --port 3030, --port=3030, -p 3030, -p3030.
-func flagValue(words []token, flags []string) (option, bool) {
-	for i, w := range words {
-		for _, f := range flags {
-			switch {
-			case w.word == f && i+1 < len(words):
-				return option{value: words[i+1].word, field: words[i+1].field}, true
-			case strings.HasPrefix(w.word, f+"=") && strings.HasPrefix(f, "--"):
-				return option{value: strings.TrimPrefix(w.word, f+"="), field: w.field}, true
-			case len(f) == 2 && strings.HasPrefix(w.word, f) && len(w.word) > 2 && !strings.HasPrefix(w.word, "--"):
-				return option{value: w.word[2:], field: w.field}, true
-			}
+	for _, name := range inv.cmd.envNames(param) {
+		v, ok := inv.env.vars[name]
+		switch {
+		case !ok:
+		case v.unknown != "":
+			return option{field: v.field, fromEnv: true}
+		case v.value != "": // click takes an empty value as unset
+			return option{value: v.value, field: v.field}
 		}
 	}
-	return option{}, false
-}
-
-// envOption is what a container's env vars envNames set, as Kubernetes
-// resolves them: an env entry over envFrom (envSources lists the env
-// entries first), the last one of each; a value codeloc cannot read is
-// fromEnv.
-func envOption(c *corev1.Container, at string, envNames []string, cms map[string]*yaml.RNode) option {
-	found, unreadable := envSources(c, at, cms, envNames, "")
-	if len(unreadable) > 0 {
-		return option{field: unreadable[0].field, fromEnv: true}
-	}
-	var o option
-	for _, src := range found {
-		if strings.Contains(src.field, ".env[") || !strings.Contains(o.field, ".env[") {
-			o = option{value: src.text, field: src.field}
-		}
-	}
-	return o
+	return option{}
 }
 
 // listensEverywhere reports whether host is an address of every interface.
@@ -143,11 +75,33 @@ func listensEverywhere(host string) bool {
 	return false
 }
 
-// portNumber is the server's TCP port, or 0 when it has none.
+// portNumber is the server's TCP port, or 0 when it has none. Click
+// reads it with Python's int(): blanks around it, a sign, underscores
+// between digits ("3_030").
 func (s *codeServer) portNumber() int {
-	p, err := strconv.Atoi(s.port.value)
-	if err != nil || p < 1 || p > 65535 {
+	p, ok := pythonInt(s.port.value)
+	if !ok || p < 1 || p > 65535 {
 		return 0
 	}
 	return p
+}
+
+// pythonInt reads s as Python's int(s) does for ASCII digits.
+func pythonInt(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
+	if err != nil || strings.ContainsAny(s, "+-") {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }

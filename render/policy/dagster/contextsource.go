@@ -12,11 +12,11 @@ import (
 	"github.com/codeloc/codeloc/render/policy"
 )
 
-// The environment variables a Dagster code server reads its container
-// context from: the Dagster chart sets the first for `dagster api grpc`
-// (click's auto_envvar_prefix), the second for `dagster code-server
-// start`; both commands also take it as --container-context.
-var contextEnvNames = []string{"DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT", "DAGSTER_CONTAINER_CONTEXT"}
+// contextEnvNames are the env vars a Dagster code server reads its
+// container context from (the option's own, DAGSTER_CONTAINER_CONTEXT,
+// then click's auto names of each command); both commands also take it
+// as --container-context.
+var contextEnvNames = settingEnvNames(paramContext)
 
 // contextFlag is the command-line form of the container context.
 const contextFlag = "--container-context"
@@ -57,71 +57,69 @@ func configMapValue(cm *yaml.RNode, key string) (string, bool) {
 // problems of those codeloc cannot read (unreadable: a secret, a platform
 // ConfigMap, a field of the pod).
 func contextSources(ct *corev1.Container, path string, cms map[string]*yaml.RNode) ([]contextSource, []contextSource) {
-	return envSources(ct, path, cms, contextEnvNames, contextFlag)
+	return settingSources(ct, path, cms, paramContext, nil)
 }
 
-// envSources finds the values a container gives a Dagster setting through
-// the env vars envNames (literal, from a shipped ConfigMap, by envFrom) or
-// flag, and those codeloc cannot read.
-func envSources(ct *corev1.Container, path string, cms map[string]*yaml.RNode, envNames []string, flag string) ([]contextSource, []contextSource) {
-	var found, unreadable []contextSource
-	for i, e := range ct.Env {
-		if !slices.Contains(envNames, e.Name) {
-			continue
-		}
-		field := fmt.Sprintf("%s.env[%d]", path, i)
-		switch {
-		case e.ValueFrom == nil && e.Value != "":
-			found = append(found, contextSource{name: e.Name, field: field + ".value", text: e.Value})
-		case e.ValueFrom == nil: // empty: click takes it as unset
-		case e.ValueFrom.ConfigMapKeyRef != nil && cms[e.ValueFrom.ConfigMapKeyRef.Name] != nil:
-			ref := e.ValueFrom.ConfigMapKeyRef
-			src := contextSource{name: e.Name, field: field + ".valueFrom.configMapKeyRef", from: fmt.Sprintf(" (ConfigMap %s, key %s)", ref.Name, ref.Key)}
-			if v, ok := configMapValue(cms[ref.Name], ref.Key); ok {
-				src.text = v
-				found = append(found, src)
-			} else if ref.Optional == nil || !*ref.Optional {
-				src.text = "the ConfigMap has no such key"
-				unreadable = append(unreadable, src)
-			}
-		default:
-			unreadable = append(unreadable, contextSource{name: e.Name, field: field + ".valueFrom", text: unreadableFrom(e.ValueFrom)})
+// settingSources finds every value a container hands Dagster's param
+// (container_context, container_image): each occurrence on the command
+// line of each code server it starts, as click reads it, and each env var
+// either command reads it from (and extraEnv), in the environment the
+// kubelet builds, with what a shell line sets before the command. Every
+// one is returned, not only the one click keeps: each must pass.
+func settingSources(ct *corev1.Container, path string, cms map[string]*yaml.RNode, param string, extraEnv []string) (found, unreadable []contextSource) {
+	add := func(name, field, from, text, unknown string) {
+		if unknown != "" {
+			unreadable = append(unreadable, contextSource{name: name, field: field, from: from, text: unknown})
+		} else if text != "" { // click takes an empty value as unset
+			found = append(found, contextSource{name: name, field: field, from: from, text: text})
 		}
 	}
-	for i, ef := range ct.EnvFrom {
-		if ef.ConfigMapRef == nil || cms[ef.ConfigMapRef.Name] == nil {
-			continue // a declared secret or platform ConfigMap: admission holds the run pods to the declaration
+	names := append(settingEnvNames(param), extraEnv...)
+	env := containerEnv(ct, path, cms)
+	for _, n := range names {
+		if v, ok := env.vars[n]; ok {
+			add(n, v.field, v.from, v.value, v.unknown)
 		}
-		cm := cms[ef.ConfigMapRef.Name]
-		data := cm.GetDataMap()
-		for _, k := range slices.Sorted(maps.Keys(data)) {
-			if name := ef.Prefix + k; slices.Contains(envNames, name) && data[k] != "" {
-				found = append(found, contextSource{name: name, field: fmt.Sprintf("%s.envFrom[%d].configMapRef", path, i),
-					from: fmt.Sprintf(" (ConfigMap %s, key %s)", cm.GetName(), k), text: data[k]})
+	}
+	for _, inv := range invocations(ct, path, cms) {
+		for _, g := range inv.parse.given[param] {
+			unknown := ""
+			if g.unknown {
+				unknown = "it holds a value codeloc cannot read"
+			}
+			add(g.source, g.field, "", g.value, unknown)
+		}
+		for _, n := range names {
+			if v, ok := inv.env.vars[n]; ok && v != env.vars[n] {
+				add(n, v.field, " (set by the shell line)", v.value, v.unknown)
 			}
 		}
 	}
-	if flag != "" {
-		found = append(found, flagSources(ct, path, flag)...)
+	// A container whose command is its image's entrypoint (which may be
+	// dagster) hands its args to it: every spelling of the option's long
+	// name in any word counts.
+	for _, g := range literalFlag(argvWords(ct, path, env), cliCommands[0].option(param).opts[0]) {
+		if g.unknown {
+			if !slices.ContainsFunc(unreadable, func(u contextSource) bool { return u.field == g.field }) {
+				add(g.source, g.field, "", "", "it holds a value codeloc cannot read")
+			}
+		} else if !slices.ContainsFunc(found, func(f contextSource) bool { return f.field == g.field && f.text == g.value }) {
+			add(g.source, g.field, "", g.value, "")
+		}
 	}
 	return found, unreadable
 }
 
-// flagSources are the values of flag in a container's command and args.
-func flagSources(ct *corev1.Container, path, flag string) []contextSource {
-	var out []contextSource
-	scan := func(list []string, field string) {
-		for j, a := range list {
-			at := fmt.Sprintf("%s.%s[%d]", path, field, j)
-			if v, ok := strings.CutPrefix(a, flag+"="); ok {
-				out = append(out, contextSource{name: flag, field: at, text: v})
-			} else if a == flag && j+1 < len(list) {
-				out = append(out, contextSource{name: flag, field: fmt.Sprintf("%s.%s[%d]", path, field, j+1), text: list[j+1]})
-			}
+// literalFlag finds flag's values in words: --flag VALUE, --flag=VALUE.
+func literalFlag(words []word, flag string) []setting {
+	var out []setting
+	for j, w := range words {
+		if v, ok := strings.CutPrefix(w.text, flag+"="); ok && (w.unknownAt < 0 || w.unknownAt >= len(flag)+1) {
+			out = append(out, setting{value: v, field: w.field, unknown: w.unknownAt >= 0, source: flag})
+		} else if w.text == flag && w.unknownAt < 0 && j+1 < len(words) {
+			out = append(out, setting{value: words[j+1].text, field: words[j+1].field, unknown: words[j+1].unknownAt >= 0, source: flag})
 		}
 	}
-	scan(ct.Command, "command")
-	scan(ct.Args, "args")
 	return out
 }
 

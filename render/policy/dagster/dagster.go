@@ -26,9 +26,10 @@ import (
 	"github.com/codeloc/codeloc/render/policy"
 )
 
-// imageEnvNames are where a code server reads the image its run pods
-// launch (Dagster reads --container-image, else DAGSTER_CURRENT_IMAGE).
-var imageEnvNames = []string{"DAGSTER_CURRENT_IMAGE", "DAGSTER_CONTAINER_IMAGE", "DAGSTER_CLI_API_GRPC_CONTAINER_IMAGE"}
+// currentImageEnv is where a code server reads the image its run pods
+// launch when no --container-image (or its env vars) says
+// (dagster/_grpc/server.py).
+const currentImageEnv = "DAGSTER_CURRENT_IMAGE"
 
 // dagsterRule finds the code-location's Dagster code server and how the
 // platform's Dagster reaches it: one server, on a TCP port of every
@@ -45,6 +46,7 @@ const (
 	CodeGRPCHost     = "dagster-grpc-host"
 	CodeGRPCService  = "dagster-grpc-service"
 	CodeLocationName = "dagster-location-name"
+	CodeCommandLine  = "dagster-command-line"
 )
 
 // Codes are the codes dagsterRule emits.
@@ -55,6 +57,7 @@ func (dagsterRule) Codes() []policy.Code {
 		{Name: CodeGRPCPort, Doc: "The code server does not serve on a TCP port a Service can reach (no --port, a socket, a port from elsewhere)."},
 		{Name: CodeGRPCHost, Doc: "The code server listens on localhost (Dagster's default host): set -h 0.0.0.0 so that the webserver and daemon reach it."},
 		{Name: CodeGRPCService, Doc: "No Service (or more than one) of the render reaches the code server's port: Dagster's workspace needs one host and port."},
+		{Name: CodeCommandLine, Doc: "Dagster's CLI (click) would refuse the code server's command line, or codeloc cannot read it as click does (a value it cannot read where an option's name stands): the server's port, host, location, image and container context are unknown."},
 		{Name: CodeLocationName, Doc: "The code server's --location-name is not the code-location's name, which the workspace and the reload use."},
 	}
 }
@@ -93,10 +96,10 @@ func codeServers(in *policy.Context, objs []*yaml.RNode) []*codeServer {
 	cms := shippedConfigMaps(objs)
 	var servers []*codeServer
 	for _, w := range in.Pods(objs) {
-		for i := range w.Spec.Containers {
-			if s := findCodeServer(w.Object, &w.Spec.Containers[i], fmt.Sprintf("%s.containers[%d]", w.Path, i), podLabels(in, w.Object), cms); s != nil {
-				servers = append(servers, s)
-			}
+		// Init containers too: a native sidecar (restartPolicy: Always)
+		// serves beside the containers.
+		for _, ct := range podContainers(w.Spec, w.Path) {
+			servers = append(servers, findCodeServers(w.Object, ct.c, ct.path, podLabels(in, w.Object), cms)...)
 		}
 	}
 	return servers
@@ -118,7 +121,7 @@ func podLabels(in *policy.Context, o *yaml.RNode) map[string]string {
 // oneImage refuses an image setting of Dagster's that is not the
 // container's own image: run pods would launch another revision.
 func oneImage(in *policy.Context, o *yaml.RNode, ct containerAt, cms map[string]*yaml.RNode) problem.Problems {
-	found, unreadable := envSources(ct.c, ct.path, cms, imageEnvNames, "--container-image")
+	found, unreadable := settingSources(ct.c, ct.path, cms, paramImage, []string{currentImageEnv})
 	var ps problem.Problems
 	fix := fmt.Sprintf("set it to %q, the container's image after kustomize's images: transform, or let kustomize copy the image into it with replacements:, as `codeloc explain %s` shows", ct.c.Image, CodeDagsterImage)
 	for _, src := range unreadable {
@@ -153,6 +156,14 @@ func serverSettings(in *policy.Context, s *codeServer) problem.Problems {
 	}
 	portHint := fmt.Sprintf("run `%s -h 0.0.0.0 -p 3030 ...` (a literal port) and a Service with a port named grpc targeting it", s.command)
 	switch {
+	case s.parse.unreadable != "":
+		return problem(CodeCommandLine, s.parse.field, fmt.Sprintf("codeloc cannot read the code server's command line (%s) as Dagster's CLI does: %s", s.command, s.parse.unreadable),
+			"write the code server's options as literal words of command or args (or env values codeloc reads): its port, host, location name, image and container context decide what Dagster reaches and launches")
+	case s.parse.refused != "":
+		return problem(CodeCommandLine, s.parse.field, fmt.Sprintf("Dagster's CLI refuses the code server's command line (%s): %s; the container would exit at start", s.command, s.parse.refused),
+			fmt.Sprintf("run `%s -h 0.0.0.0 -p 3030 -m <module>` with only the options `%s --help` lists", s.command, s.command))
+	case len(s.parse.given[paramHelp]) > 0:
+		return problem(CodeCommandLine, s.parse.given[paramHelp][0].field, fmt.Sprintf("the code server's command line (%s) asks for --help: it prints its usage and exits, serving nothing", s.command), "remove --help")
 	case s.socket.field != "":
 		return problem(CodeGRPCPort, s.socket.field, "the code server serves on a Unix socket, which no Service reaches", portHint)
 	case s.port.fromEnv:
