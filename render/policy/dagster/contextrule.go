@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -267,7 +266,8 @@ func contextPodSecurity(in *policy.Context, path string, pod *corev1.PodSpec) []
 }
 
 // contextImages checks the images a context sets: container_config.image
-// replaces the code server's image in the run pods.
+// replaces the code server's image in the run pods; pod_spec_config's
+// containers and init containers bring their own.
 func contextImages(in *policy.Context, path string, pod *corev1.PodSpec) []policy.Fault {
 	var out []policy.Fault
 	for i, c := range pod.Containers {
@@ -282,6 +282,12 @@ func contextImages(in *policy.Context, path string, pod *corev1.PodSpec) []polic
 			out = append(out, policy.Fault{Code: code, Path: at, Msg: msg, Hint: hint})
 		}
 	}
+	// Init containers, native sidecars included, run images of their own.
+	for i, c := range pod.InitContainers {
+		if code, msg, hint := in.ImageFault(c.Image); code != "" {
+			out = append(out, policy.Fault{Code: code, Path: fmt.Sprintf("%s.pod_spec_config.init_containers[%d].image", path, i), Msg: msg, Hint: hint})
+		}
+	}
 	return out
 }
 
@@ -290,15 +296,7 @@ func contextImages(in *policy.Context, path string, pod *corev1.PodSpec) []polic
 func contextRequests(in *policy.Context, pod corev1.PodSpec) []policy.Fault {
 	var out []policy.Fault
 	for _, r := range policy.BudgetedResources() {
-		var total resource.Quantity
-		for _, c := range pod.Containers {
-			total.Add(containerAmount(c, r))
-		}
-		for _, c := range pod.InitContainers {
-			if q := containerAmount(c, r); q.Cmp(total) > 0 {
-				total = q
-			}
-		}
+		total := policy.PodSpecRequests(&pod, r)
 		if declared := in.DeclaredAmount(r); total.Cmp(declared) > 0 {
 			out = append(out, policy.Fault{Code: policy.CodeRequestsOverDeclared, Path: "k8s.resources",
 				Msg:  fmt.Sprintf("a run pod requests %s %s, more than the declared resources.%s %s", total.String(), r, r, declared.String()),
@@ -306,15 +304,6 @@ func contextRequests(in *policy.Context, pod corev1.PodSpec) []policy.Fault {
 		}
 	}
 	return out
-}
-
-// containerAmount is what a container requests of r (the limit when only
-// that is set, as Kubernetes defaults it).
-func containerAmount(c corev1.Container, r corev1.ResourceName) resource.Quantity {
-	if q, ok := c.Resources.Requests[r]; ok {
-		return q
-	}
-	return c.Resources.Limits[r]
 }
 
 // contextReach runs the reach checks on what a Dagster container context
