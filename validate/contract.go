@@ -105,6 +105,11 @@ type RunLauncher struct {
 	Volumes                []corev1.Volume      `json:"volumes,omitempty"`
 	VolumeMounts           []corev1.VolumeMount `json:"volumeMounts,omitempty"`
 	Labels                 map[string]string    `json:"labels,omitempty"`
+	// PassEnv are the names of the launching process's environment (the
+	// daemon's, the webserver's) a container context may copy into its run
+	// pods with a bare env_vars entry: values codeloc cannot see, so the
+	// platform says which of its variables a code-location may have.
+	PassEnv []string `json:"passEnv,omitempty"`
 }
 
 // Secrets are the Secrets the run launcher's additions name: the

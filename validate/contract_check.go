@@ -220,6 +220,11 @@ func (k *contractChecker) runLauncher() {
 			k.invalid(index(p+".volumeMounts", i)+".mountPath", fmt.Sprintf("volume mount %q has no mountPath", m.Name), "set mountPath")
 		}
 	}
+	for i, name := range r.PassEnv {
+		if errs := validation.IsEnvVarName(name); len(errs) > 0 || strings.Contains(name, "=") {
+			k.invalid(index(p+".passEnv", i), fmt.Sprintf("%q is not an environment variable's name", name), "list names, without =VALUE")
+		}
+	}
 	for _, key := range slices.Sorted(maps.Keys(r.Labels)) {
 		lp := p + ".labels." + key
 		if errs := validation.IsQualifiedName(key); len(errs) > 0 {

@@ -171,6 +171,7 @@ func (c *Contract) runLauncherField(w *walker) func(*yaml.Node, string) {
 			{"envConfigMaps", false, w.strList(&r.EnvConfigMaps)},
 			{"envSecrets", false, w.strList(&r.EnvSecrets)},
 			{"imagePullSecrets", false, w.strList(&r.ImagePullSecrets)},
+			{"passEnv", false, w.strList(&r.PassEnv)},
 			{"volumes", false, func(n *yaml.Node, path string) {
 				w.list(n, path, func(item *yaml.Node, ip string) {
 					var v corev1.Volume

@@ -96,6 +96,8 @@ func TestRunLauncherRefused(t *testing.T) {
 		{"reserved and bad labels", "    labels: {dagster/code-location: x, codeloc.dev/code-location: y, 'a b': c, ok: 'no good'}\n",
 			[]string{"contract-invalid dagster.runLauncher.labels.a b", "contract-invalid dagster.runLauncher.labels.codeloc.dev/code-location",
 				"contract-invalid dagster.runLauncher.labels.dagster/code-location", "contract-invalid dagster.runLauncher.labels.ok"}},
+		{"passEnv names, not assignments", "    passEnv: [AWS_REGION, 'A=b', '']\n",
+			[]string{"contract-invalid dagster.runLauncher.passEnv[1]", "contract-invalid dagster.runLauncher.passEnv[2]"}},
 		{"unknown field", "    serviceAccount: dagster\n", []string{"unknown-field dagster.runLauncher.serviceAccount"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,6 +61,9 @@ type k8sContext struct {
 // contextDecoder decodes one container context and gathers its faults.
 type contextDecoder struct {
 	faults []policy.Fault
+	// passEnv are the names a bare env_vars entry may copy from the
+	// launching process (the contract's dagster.runLauncher.passEnv).
+	passEnv []string
 }
 
 func (d *contextDecoder) fault(code, path, msg, hint string) {
@@ -309,8 +312,8 @@ func (d *contextDecoder) str(v any, path string) string {
 // codeloc cannot know nor hold to the declaration.
 func (d *contextDecoder) envVars(v any, path string) {
 	for i, s := range d.strings(v, path) {
-		if s != "" && !strings.Contains(s, "=") {
-			d.fault(CodeContextUnreadable, fmt.Sprintf("%s[%d]", path, i), fmt.Sprintf("%s takes its value from the run launcher's environment when the run launches, so codeloc cannot check it", s), "write KEY=VALUE, or read the value from a declared Secret or ConfigMap (env_secrets, env_config_maps, env with valueFrom)")
+		if s != "" && !strings.Contains(s, "=") && !slices.Contains(d.passEnv, s) {
+			d.fault(CodeContextUnreadable, fmt.Sprintf("%s[%d]", path, i), fmt.Sprintf("%s takes its value from the environment of the process that launches the run (the platform's daemon or webserver), so codeloc cannot check it", policy.OneLine(s)), "write KEY=VALUE, or read the value from a declared Secret or ConfigMap (env_secrets, env_config_maps, env with valueFrom); a variable the platform means to hand run pods is one the contract lists in dagster.runLauncher.passEnv")
 		}
 	}
 }

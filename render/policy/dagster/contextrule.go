@@ -126,7 +126,7 @@ func (b contextChecker) checkContext(text string) []policy.Fault {
 	if fault != nil {
 		return []policy.Fault{*fault}
 	}
-	d := &contextDecoder{}
+	d := &contextDecoder{passEnv: in.Contract().Dagster.RunLauncher.PassEnv}
 	k := d.decodeContext(m)
 	if k == nil {
 		return d.faults

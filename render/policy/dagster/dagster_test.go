@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/codeloc/codeloc/render/policy"
 	"github.com/codeloc/codeloc/render/policy/policytest"
+	"github.com/codeloc/codeloc/validate"
 )
 
 // contextPod is a Pod of citation whose one container hands the run pods
@@ -58,7 +60,7 @@ func TestContainerContext(t *testing.T) {
 		{"top-level security_context merges into container_config's", `{"k8s": {"security_context": {"privileged": true}, "run_k8s_config": {"container_config": {"security_context": {"run_as_user": 1000}}}}}`, nil,
 			[]string{`pod-security DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config: the pods it launches violate PodSecurity "baseline:latest": privileged (container "dagster"`}},
 		{"env_vars KEY copies the launcher's environment", `{"k8s": {"env_vars": ["A=1", "AWS_SECRET_ACCESS_KEY"]}}`, nil,
-			[]string{`container-context-unreadable DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_vars[1]: AWS_SECRET_ACCESS_KEY takes its value from the run launcher's environment`}},
+			[]string{`container-context-unreadable DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.env_vars[1]: AWS_SECRET_ACCESS_KEY takes its value from the environment of the process that launches the run`}},
 		{"a volume without a name", `{"k8s": {"volumes": [{"emptyDir": {}}]}}`, nil,
 			[]string{`container-context-invalid DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.volumes[0].name: Volume needs name (name): the API requires it`}},
 		{"a volume mount without a path, in container_config", `{"k8s": {"run_k8s_config": {"container_config": {"volume_mounts": [{"name": "a"}]}}}}`, nil,
@@ -116,6 +118,34 @@ func TestContainerContext(t *testing.T) {
 				if !strings.HasPrefix(got[i], tt.want[i]) {
 					t.Errorf("problem %d:\n got %s\nwant %s...", i, got[i], tt.want[i])
 				}
+			}
+		})
+	}
+}
+
+// TestPassEnv: a bare env_vars entry copies the launching process's
+// variable into the run pods; only the names the contract lists in
+// dagster.runLauncher.passEnv may be copied, at the top level or in k8s.
+func TestPassEnv(t *testing.T) {
+	const ctx = `{"env_vars": ["AWS_REGION", "DAGSTER_PG_PASSWORD"], "k8s": {"env_vars": ["AWS_REGION=eu", "AWS_REGION"]}}`
+	for _, tt := range []struct {
+		name    string
+		passEnv []string
+		want    []string
+	}{
+		{"none listed", nil, []string{"env_vars[0]: AWS_REGION", "env_vars[1]: DAGSTER_PG_PASSWORD", "k8s.env_vars[1]: AWS_REGION"}},
+		{"AWS_REGION listed", []string{"AWS_REGION"}, []string{"env_vars[1]: DAGSTER_PG_PASSWORD"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := policytest.ExampleContract(t, func(c *validate.Contract) { c.Dagster.RunLauncher.PassEnv = tt.passEnv })
+			in := policy.NewContext(policytest.Declaration(t, nil), c, policytest.Locator("root"))
+			var got []string
+			for _, p := range check(t, containerContextRule{}, in, policytest.ParseObjects(t, contextPod("DAGSTER_CONTAINER_CONTEXT", ctx))) {
+				_, after, _ := strings.Cut(p.Message, "DAGSTER_CONTAINER_CONTEXT: ")
+				got = append(got, strings.Join(strings.SplitN(after, " ", 3)[:2], " "))
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("faults (-want +got):\n%s", d)
 			}
 		})
 	}
