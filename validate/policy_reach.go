@@ -38,6 +38,14 @@ type Reach struct {
 	// does not ship, without resourceNames: what Dagster needs to launch
 	// its runs and steps.
 	RunLaunching []Grant `json:"runLaunching"`
+	// Tolerations are the taints a code-location's pods may tolerate
+	// (policy_placement.go): none by default, beyond the not-ready and
+	// unreachable ones Kubernetes adds to every pod.
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+	// NodeLabels are the node labels a code-location's pods may select
+	// (nodeSelector, required node affinity): "key" for any value, or
+	// "key=value".
+	NodeLabels []string `json:"nodeLabels,omitempty"`
 }
 
 // Grant is a set of verbs on a resource of an API group.
@@ -106,7 +114,7 @@ func (r Reach) AllowsExternalIP(ip string) bool {
 // reachFields decodes the reach lists of the policy section.
 func (c *Contract) reachFields(w *walker) []field {
 	r := &c.Policy.Reach
-	return []field{
+	return append([]field{
 		{"externalIPs", false, w.strList(&r.ExternalIPs)},
 		{"csiDrivers", false, w.strList(&r.CSIDrivers)},
 		{"extendedResources", false, w.strList(&r.ExtendedResources)},
@@ -129,7 +137,7 @@ func (c *Contract) reachFields(w *walker) []field {
 				r.RunLaunching = append(r.RunLaunching, g)
 			})
 		}},
-	}
+	}, c.placementFields(w)...)
 }
 
 func (r *Reach) applyDefaults() {
@@ -146,6 +154,7 @@ var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollecti
 
 // reach checks the reach lists' entries.
 func (k *contractChecker) reach() {
+	k.placement()
 	r := k.c.Policy.Reach
 	for i, c := range r.ExternalIPs {
 		if _, err := netip.ParsePrefix(c); err != nil {

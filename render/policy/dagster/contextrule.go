@@ -44,6 +44,7 @@ func (containerContextRule) Codes() []policy.Code {
 		policy.CodeConsumeSecret, policy.CodeConsumeConfigMap, policy.CodeConsumeClaim, policy.CodeConsumeServiceAccount, policy.CodeBlockStorage,
 		policy.CodePodSecurity, policy.CodeImageRevision, policy.CodeImageRegistry, policy.CodeImageUnpinned, policy.CodeImageDigest, policy.CodeRequestsOverDeclared,
 		policy.CodeVolumeType, policy.CodeResourceExtended, policy.CodeResourceClaim, policy.CodePodClusterRef, policy.CodeAnnotationDenied,
+		policy.CodeNodeName, policy.CodeToleration, policy.CodeNodeSelector, policy.CodePodSpread,
 	)...)
 }
 
@@ -326,6 +327,7 @@ func contextReach(in *policy.Context, k *k8sContext) []policy.Fault {
 		}
 		if rc.cfg.pod != nil {
 			faults = append(faults, in.PodReach(rc.cfg.pod, rc.path+".pod_spec_config")...)
+			faults = append(faults, in.PlacementFaults(rc.cfg.pod, rc.path+".pod_spec_config")...)
 		}
 		for _, a := range rc.cfg.annotations {
 			if f := in.DeniedAnnotation(a.name, a.field); f != nil {

@@ -51,6 +51,10 @@ func TestContainerContext(t *testing.T) {
 		// default); SHALLOW replaces them whole (TestDagsterReadsContextsAsCodeloc).
 		{"native sidecars add to the requests, as the scheduler counts them", `{"k8s": {"resources": {"requests": {"cpu": "300m"}}, "run_k8s_config": {"pod_spec_config": {"init_containers": [{"name": "proxy", "image": "registry:80/citation-dagster:a3f9c1d", "restart_policy": "Always", "resources": {"requests": {"cpu": "400m"}}}]}}}}`, nil,
 			[]string{`requests-over-declared DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.resources: a run pod requests 700m cpu, more than the declared resources.cpu 500m`}},
+		{"run pods placed on the control plane", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"tolerations": [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}], "node_selector": {"node-role.kubernetes.io/control-plane": ""}, "node_name": "cp-1"}}}}`, nil,
+			[]string{`placement-node-name DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.pod_spec_config.nodeName: binds the pod to node "cp-1"`,
+				`placement-toleration DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.pod_spec_config.tolerations[0]: tolerates taint node-role.kubernetes.io/control-plane`,
+				`placement-node-selector DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.pod_spec_config.nodeSelector.node-role.kubernetes.io/control-plane: selects nodes by node-role.kubernetes.io/control-plane=`}},
 		{"an init container's image", `{"k8s": {"run_k8s_config": {"pod_spec_config": {"init_containers": [{"name": "fetch", "image": "docker.io/library/busybox:1"}]}}}}`, nil,
 			[]string{`policy-image-registry DAGSTER_CLI_API_GRPC_CONTAINER_CONTEXT: k8s.run_k8s_config.pod_spec_config.init_containers[0].image: image "docker.io/library/busybox:1" does not come from registry:80`}},
 		{"top-level requests merge into container_config resources", `{"k8s": {"resources": {"requests": {"cpu": "16"}}, "run_k8s_config": {"container_config": {"resources": {"limits": {"memory": "64Mi"}}}}}}`, nil,
