@@ -216,16 +216,35 @@ func intValueAt(n *yaml.RNode, def int64, path ...string) int64 {
 	return v
 }
 
-// jobPodOverDeclared refuses a Job or CronJob whose pod alone requests more
-// than the declared resources.
+// jobPodOverDeclared refuses a Job or CronJob whose pods running at once
+// request more than the declared resources: one pod, or as many as its
+// parallelism lets run together (no more than its completions).
 func (in *Context) jobPodOverDeclared(o *yaml.RNode, specPath string, pod corev1.ResourceList) problem.Problems {
+	jobSpec := []string{"spec"}
+	if o.GetKind() == "CronJob" {
+		jobSpec = []string{"spec", "jobTemplate", "spec"}
+	}
+	n := max(intValueAt(o, 1, append(jobSpec, "parallelism")...), 1)
+	if c := intValueAt(o, 0, append(jobSpec, "completions")...); c > 0 {
+		n = min(n, c)
+	}
 	var ps problem.Problems
 	for _, r := range budgetedResources {
 		declared := in.declaredAmount(r)
-		if q := pod[r]; q.Cmp(declared) > 0 {
+		q := pod[r].DeepCopy()
+		switch {
+		case q.Cmp(declared) > 0:
 			ps = append(ps, in.problem(o, CodeRequestsOverDeclared, specPath,
 				fmt.Sprintf("a pod of this %s requests %s %s, more than the declared resources.%s %s", o.GetKind(), q.String(), r, r, declared.String()),
 				fmt.Sprintf("lower its containers' %s requests to %s in all%s", r, declared.String(), in.orDeclare(r, q))))
+		case n > 1:
+			total := q.DeepCopy()
+			total.Mul(n)
+			if total.Cmp(declared) > 0 {
+				ps = append(ps, in.problem(o, CodeRequestsOverDeclared, strings.Join(jobSpec, ".")+".parallelism",
+					fmt.Sprintf("runs %d pods at once (parallelism), %s %s together, more than the declared resources.%s %s", n, total.String(), r, r, declared.String()),
+					fmt.Sprintf("lower parallelism or the pods' %s requests so that %d pods fit %s%s", r, n, declared.String(), in.orDeclare(r, total))))
+			}
 		}
 	}
 	return ps

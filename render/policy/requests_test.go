@@ -113,6 +113,12 @@ spec:
 `, want: []string{
 			"requests-over-declared CronJob/citation-refresh.spec.jobTemplate.spec.template.spec: a pod of this CronJob requests 2Gi memory, more than the declared resources.memory 1Gi",
 		}},
+		{name: "parallel Job pods add up, as many as completions allow", objects: join(
+			strings.Replace(requestsJob("citation-fan", "200m", "256Mi"), "spec:\n", "spec:\n  parallelism: 4\n", 1),
+			strings.Replace(requestsJob("citation-two", "200m", "256Mi"), "spec:\n", "spec:\n  parallelism: 10\n  completions: 2\n", 1),
+		), want: []string{
+			"requests-over-declared Job/citation-fan.spec.parallelism: runs 4 pods at once (parallelism), 800m cpu together, more than the declared resources.cpu 500m",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
