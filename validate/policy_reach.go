@@ -46,6 +46,9 @@ type Reach struct {
 	// (nodeSelector, required node affinity): "key" for any value, or
 	// "key=value".
 	NodeLabels []string `json:"nodeLabels,omitempty"`
+	// Ingress says which hosts a code-location's Ingresses may serve
+	// (policy_ingress.go).
+	Ingress IngressHosts `json:"ingress"`
 }
 
 // Grant is a set of verbs on a resource of an API group.
@@ -137,7 +140,7 @@ func (c *Contract) reachFields(w *walker) []field {
 				r.RunLaunching = append(r.RunLaunching, g)
 			})
 		}},
-	}, c.placementFields(w)...)
+	}, append(c.placementFields(w), c.ingressFields(w)...)...)
 }
 
 func (r *Reach) applyDefaults() {
@@ -155,6 +158,7 @@ var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollecti
 // reach checks the reach lists' entries.
 func (k *contractChecker) reach() {
 	k.placement()
+	k.ingress()
 	r := k.c.Policy.Reach
 	for i, c := range r.ExternalIPs {
 		if _, err := netip.ParsePrefix(c); err != nil {

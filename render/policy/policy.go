@@ -53,6 +53,7 @@ var KubernetesRules = []Rule{
 	numbersRule{},
 	quantityRule{},
 	placementRule{},
+	ingressHostRule{},
 }
 
 // Check gathers the facts the rules share (the pods, then what each of
