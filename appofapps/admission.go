@@ -81,7 +81,45 @@ func policyVariables() []admissionv1.Variable {
 	for _, r := range []string{"cpu", "memory"} {
 		vars = append(vars, admissionv1.Variable{Name: "over" + strings.ToUpper(r[:1]) + r[1:], Expression: overRequests(r)})
 	}
-	return vars
+	return append(vars, placementVariables()...)
+}
+
+// placementVariables judge where a pod may run, as the render's
+// placementRule does (render/policy/placement.go): the tolerations it
+// adds beyond Kubernetes' own not-ready and unreachable ones must be
+// listed in the params; on a create, the node labels its nodeSelector
+// and required node affinity select by must be listed, it names no node,
+// and a required anti-affinity or DoNotSchedule spread counts only the
+// code-location's own pods.
+func placementVariables() []admissionv1.Variable {
+	const ownPods = `has(s.labelSelector) && (s.labelSelector.?matchLabels[?'` + names.LabelCodeLocation + `'].orValue('') == variables.codeLocation
+  || s.labelSelector.?matchExpressions.orValue([]).exists(e, e.key == '` + names.LabelCodeLocation + `' && e.operator == 'In'
+       && size(e.?values.orValue([])) > 0 && e.values.all(v, v == variables.codeLocation)))`
+	return []admissionv1.Variable{
+		{Name: "allowedTolerations", Expression: "params.data.?" + names.AdmissionKeyTolerations + ".orValue('').split('\\n').filter(l, l != '').map(l, l.split('|'))"},
+		{Name: "badTolerations", Expression: `object.spec.?tolerations.orValue([])
+.filter(t, (variables.create || !oldObject.spec.?tolerations.orValue([]).exists(o, o == t))
+  && !(t.?effect.orValue('') == 'NoExecute' && t.?key.orValue('') in ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'])
+  && !variables.allowedTolerations.exists(a, size(a) == 3 && a[0] == t.?key.orValue('')
+       && (a[1] == '' || (t.?operator.orValue('Equal') == 'Equal' && t.?value.orValue('') == a[1]))
+       && (a[2] == '' || t.?effect.orValue('') == a[2])))
+.map(t, t.?key.orValue('') == '' ? 'every taint' : 'taint ' + t.key)`},
+		{Name: "allowedNodeLabels", Expression: "params.data.?" + names.AdmissionKeyNodeLabels + ".orValue('').split('\\n')"},
+		{Name: "badNodeSelector", Expression: `!variables.create ? [] : object.spec.?nodeSelector.orValue({})
+.filter(k, !(k in variables.allowedNodeLabels) && !((k + '=' + object.spec.nodeSelector[k]) in variables.allowedNodeLabels))`},
+		{Name: "badNodeAffinity", Expression: `!variables.create ? [] : object.spec.?affinity.?nodeAffinity.?requiredDuringSchedulingIgnoredDuringExecution.?nodeSelectorTerms.orValue([])
+.filter(t, t.?matchFields.orValue([]).exists(f, f.operator == 'In')
+  || t.?matchExpressions.orValue([]).exists(e, e.operator in ['Exists', 'Gt', 'Lt'] && !(e.key in variables.allowedNodeLabels)
+       || e.operator == 'In' && e.?values.orValue([]).exists(v, !(e.key in variables.allowedNodeLabels) && !((e.key + '=' + v) in variables.allowedNodeLabels))))
+.map(t, 'a required node affinity')`},
+		{Name: "badSpread", Expression: `!variables.create ? [] :
+object.spec.?affinity.?podAntiAffinity.?requiredDuringSchedulingIgnoredDuringExecution.orValue([])
+  .filter(s, has(s.namespaceSelector) || s.?namespaces.orValue([]).exists(n, n != object.metadata.namespace) || !(` + ownPods + `))
+  .map(s, 'a required pod anti-affinity')
++ object.spec.?topologySpreadConstraints.orValue([])
+  .filter(s, s.whenUnsatisfiable == 'DoNotSchedule' && !(` + ownPods + `))
+  .map(s, 'a DoNotSchedule topology spread')`},
+	}
 }
 
 // paramsCodeLocation is the params' code-location.
@@ -189,7 +227,11 @@ func policyValidations() []admissionv1.Validation {
 	}
 	// first refuses the names of list, the first named in the message.
 	first := func(list, what, rest string) admissionv1.Validation {
-		return check(fmt.Sprintf("size(variables.%s) == 0", list), fmt.Sprintf(`"%s " + variables.%s[0] + %s`, what, list, rest))
+		msg := fmt.Sprintf(`"%s " + variables.%s[0] + %s`, what, list, rest)
+		if what == "" { // the list's items say what they are
+			msg = fmt.Sprintf(`variables.%s[0] + %s`, list, rest)
+		}
+		return check(fmt.Sprintf("size(variables.%s) == 0", list), msg)
 	}
 	host := func(field string) admissionv1.Validation {
 		return check(fmt.Sprintf("!variables.create || !object.spec.?%s.orValue(false)", field),
@@ -209,6 +251,12 @@ func policyValidations() []admissionv1.Validation {
 		host("hostPID"),
 		host("hostIPC"),
 		first("overCpu", "container", `", more than resources.cpu " + params.data.`+names.AdmissionKeyCPU+` + " of code-location " + `+cl),
+		check(`!variables.create || object.spec.?nodeName.orValue('') == ''`,
+			`"nodeName is set: a pod of code-location " + `+cl+` + " goes where the scheduler puts it"`),
+		first("badTolerations", "the pod tolerates", `", which the contract's policy.tolerations does not list for code-location " + `+cl),
+		first("badNodeSelector", "nodeSelector", `" selects nodes by a label the contract's policy.nodeLabels does not list for code-location " + `+cl),
+		first("badNodeAffinity", "", `" selects nodes by a label the contract's policy.nodeLabels does not list, or by name, for code-location " + `+cl),
+		first("badSpread", "", `" counts pods other than those of code-location " + `+cl+` + ": require its label `+names.LabelCodeLocation+`"`),
 		first("overMemory", "container", `", more than resources.memory " + params.data.`+names.AdmissionKeyMemory+` + " of code-location " + `+cl),
 	}
 }

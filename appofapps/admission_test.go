@@ -420,6 +420,36 @@ func (a *admissionCluster) runPods(t *testing.T) {
 			"container dagster requests memory 1025Mi, more than resources.memory 1Gi of code-location citation"},
 		{"requests in other units, within", requests("0.5", "1024Mi"), ""},
 		{"no requests", func(p *corev1.Pod) { p.Spec.Containers[0].Resources = corev1.ResourceRequirements{} }, ""},
+		// Placement (issue 32): the example contract lists no taint and no node label.
+		{"a named node", func(p *corev1.Pod) { p.Spec.NodeName = "control-plane-1" },
+			"nodeName is set: a pod of code-location citation goes where the scheduler puts it"},
+		{"the control plane's taint", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+		}, "the pod tolerates taint node-role.kubernetes.io/control-plane, which the contract's policy.tolerations does not list for code-location citation"},
+		{"every taint", func(p *corev1.Pod) { p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}} },
+			"the pod tolerates every taint"},
+		{"Kubernetes' own not-ready toleration", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))}}
+		}, ""},
+		{"a nodeSelector", func(p *corev1.Pod) {
+			p.Spec.NodeSelector = map[string]string{"node-role.kubernetes.io/control-plane": ""}
+		},
+			"nodeSelector node-role.kubernetes.io/control-plane selects nodes by a label the contract's policy.nodeLabels does not list"},
+		{"a required node affinity by name", func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"cp-1"}}}}}}}}
+		}, ": a required node affinity selects nodes by a label the contract's policy.nodeLabels does not list, or by name"},
+		{"an anti-affinity on another code-location's pods", func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey: "topology.kubernetes.io/zone", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{names.LabelCodeLocation: "mediawatch"}}}}}}
+		}, ": a required pod anti-affinity counts pods other than those of code-location citation"},
+		{"an anti-affinity on its own pods", func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey: "kubernetes.io/hostname", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{names.LabelCodeLocation: "citation", "app": "x"}}}}}}
+		}, ""},
+		{"a DoNotSchedule spread over every pod", func(p *corev1.Pod) {
+			p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{}}}
+		}, ": a DoNotSchedule topology spread counts pods other than those of code-location citation"},
 		{"labels naming two code-locations", func(p *corev1.Pod) { p.Labels[names.LabelCodeLocation] = "mediawatch" },
 			"labels dagster/code-location=citation and codeloc.dev/code-location=mediawatch name different code-locations"},
 	}
@@ -640,7 +670,7 @@ func TestAdmissionParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"codeLocation": "citation", "cpu": "500m", "memory": "1Gi",
+		"codeLocation": "citation", "cpu": "500m", "memory": "1Gi", "tolerations": "", "nodeLabels": "",
 		"images": "registry:80/citation-dagster:a3f9c1d\nregistry:80/codeloc:0.1.0",
 		// Declared, the buckets', the hooks' own, the cluster CA, the run
 		// launcher's (its secret and ConfigMaps citation declares too).

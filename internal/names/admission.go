@@ -26,6 +26,12 @@ const (
 	// request: resources.cpu and resources.memory.
 	AdmissionKeyCPU    = "cpu"
 	AdmissionKeyMemory = "memory"
+	// AdmissionKeyTolerations holds the taints the contract's
+	// policy.tolerations lets pods tolerate, one "key|value|effect" a
+	// line ("" value or effect: any); AdmissionKeyNodeLabels the node
+	// labels of policy.nodeLabels, one "key" or "key=value" a line.
+	AdmissionKeyTolerations = "tolerations"
+	AdmissionKeyNodeLabels  = "nodeLabels"
 
 	AdmissionPrefixSecret         = "secret."
 	AdmissionPrefixConfigMap      = "configMap."

@@ -74,6 +74,12 @@ func (e *emitter) admissionParams(ours []any) (*corev1.ConfigMap, error) {
 	data[names.AdmissionKeyCodeLocation] = e.d.CodeLocation
 	data[names.AdmissionKeyCPU] = cpu.String()
 	data[names.AdmissionKeyMemory] = memory.String()
+	var tolerations []string
+	for _, t := range e.c.Policy.Tolerations {
+		tolerations = append(tolerations, t.Key+"|"+t.Value+"|"+t.Effect)
+	}
+	data[names.AdmissionKeyTolerations] = strings.Join(slices.Sorted(slices.Values(tolerations)), "\n")
+	data[names.AdmissionKeyNodeLabels] = strings.Join(slices.Sorted(slices.Values(e.c.Policy.NodeLabels)), "\n")
 	return &corev1.ConfigMap{
 		TypeMeta:   typeMeta("v1", "ConfigMap"),
 		ObjectMeta: e.meta(names.AdmissionName(e.d.CodeLocation), hook(waveHookInputs)),

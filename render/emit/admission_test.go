@@ -42,6 +42,8 @@ spec:
         - {name: c, image: registry:80/busybox:1.36}
 `)
 	sa := yaml.MustParse("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: mediawatch-" + long + "}\n")
+	c.Policy.Tolerations = []validate.Toleration{{Key: "gpu", Effect: "NoSchedule"}, {Key: "dedicated", Value: "data"}}
+	c.Policy.NodeLabels = []string{"zone", "dedicated=data"}
 	objs, err := Objects(Input{Declaration: d, Contract: c, Atlas: []*yaml.RNode{atlas, sa}})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +64,7 @@ spec:
 		"configMap.atlas-datalake": "", "configMap.dagster-instance": "", "configMap.dagster-pipeline-env": "",
 		"configMap.mediawatch-preflight": "", "configMap.kube-root-ca.crt": "",
 		"serviceAccount.default": "", "serviceAccount.dagster": "", "serviceAccount.mediawatch-preflight": "",
+		"tolerations": "dedicated|data|\ngpu||NoSchedule", "nodeLabels": "dedicated=data\nzone",
 	}
 	if diff := cmp.Diff(want, data); diff != "" {
 		t.Errorf("params (-want +got):\n%s", diff)
