@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/codeloc/codeloc/appofapps"
@@ -27,7 +28,7 @@ func (h *harness) installClusterObjects(ctx context.Context) error {
 	if h.healthLua, err = loadHealthLua(); err != nil {
 		return err
 	}
-	if err := h.startDagster(); err != nil {
+	if err := h.prepareDagster(); err != nil {
 		return err
 	}
 	if err := h.writeContract(); err != nil {
@@ -47,7 +48,11 @@ func (h *harness) installClusterObjects(ctx context.Context) error {
 	if err := h.env.InstallCRDsContext(ctx, kubetest.CRDObjectBucketClaim); err != nil {
 		return err
 	}
-	return h.applyYAML(ctx, appNS, platformObjectsYAML)
+	if err := h.applyYAML(ctx, appNS, platformObjectsYAML); err != nil {
+		return err
+	}
+	_, err = h.kube.CoreV1().ConfigMaps(appNS).Create(ctx, h.instanceConfigMap(), metav1.CreateOptions{})
+	return err
 }
 
 const namespacesYAML = `apiVersion: v1
@@ -64,7 +69,8 @@ metadata: {name: rook-ceph}
 `
 
 // platformObjectsYAML: the database role's Secret (trust authentication:
-// the password is not checked) and the platform's Dagster objects. The
+// the password is not checked) and the platform's Dagster objects (the
+// instance ConfigMap, dagster-instance, is instanceConfigMap's). The
 // bucket's ObjectBucketClaim comes from cluster/apps (codeloc application
 // writes the contract's buckets); bindBuckets binds it.
 const platformObjectsYAML = `apiVersion: v1
@@ -76,11 +82,6 @@ apiVersion: v1
 kind: Secret
 metadata: {name: dagster-postgresql-secret}
 stringData: {postgresql-password: e2e}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: dagster-instance}
-data: {dagster.yaml: "run_launcher: {module: dagster_k8s, class: K8sRunLauncher}\n"}
 ---
 apiVersion: v1
 kind: ConfigMap
