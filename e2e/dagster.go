@@ -36,7 +36,8 @@ type dagsterWebserver struct {
 	workspace string // the workspace ConfigMap's workspace.yaml, as mounted
 	lastWS    string // the workspace.yaml last written
 	proc      *process
-	daemon    *process // dagster-daemon, when started
+	daemon    *process // dagster-daemon
+	lastRunID string   // the run launchRun last started
 }
 
 // The webserver's storage database and the instance ConfigMap's name.
@@ -90,6 +91,10 @@ run_launcher:
     dagster_home: /opt/dagster/dagster_home
     service_account_name: dagster
     env_config_maps: [dagster-pipeline-env]
+run_monitoring:
+  enabled: true
+  start_timeout_seconds: 90
+  poll_interval_seconds: 5
 telemetry: {enabled: false}
 `, h.pgPort, dagsterDB, h.kubeconfig, appNS, dagsterInstance)
 }

@@ -62,6 +62,7 @@ type harness struct {
 	atlas, apps *gitRepo
 	dagster     *dagsterWebserver
 	codeServers *codeServers
+	runWorkers  *runWorkers
 
 	mu       sync.Mutex
 	procs    []*process
@@ -127,6 +128,7 @@ func (h *harness) startAll(ctx context.Context) error {
 		step{"argocd-application-controller", h.startApplicationController},
 		step{"argocd-server", h.startAPIServerOfArgoCD},
 		step{"dagster-webserver", h.startDagster},
+		step{"dagster-daemon", h.startDaemon},
 		step{"git repos", h.initRepos},
 	)
 	for _, s := range steps {
@@ -139,6 +141,8 @@ func (h *harness) startAll(ctx context.Context) error {
 	h.jobs = newJobRunner(h)
 	go h.jobs.loop(h.stopc)
 	go h.codeServers.loop(h.stopc)
+	h.runWorkers = newRunWorkers(h)
+	go h.runWorkers.loop(h.stopc)
 	go h.bindVolumes(h.stopc)
 	return nil
 }
