@@ -66,6 +66,11 @@ func TestLocationLoadError(t *testing.T) {
 	if e := entries["mediawatch"]; !e.loaded() {
 		t.Errorf("mediawatch is touched: %s", e)
 	}
+	// The answer dagster/graphql's unit test decodes for an unknown name,
+	// from the real webserver.
+	if e, err := h.dagster.reloadLocation(ctx, "nowhere"); err != nil || e.Typename != "RepositoryLocationNotFound" || e.Message != "Location nowhere does not exist." {
+		t.Errorf("reloadRepositoryLocation(nowhere) = %+v, %v; want RepositoryLocationNotFound, \"Location nowhere does not exist.\"", e, err)
+	}
 	// Argo CD retries the failed sync (the e2e's retry: 20 attempts), each
 	// running the reload hook again; a removal waits for the operation. A
 	// user stops it as `argocd app terminate-op` does, then removes badcode.
