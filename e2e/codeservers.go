@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -34,12 +35,12 @@ import (
 // start`, it runs that process from the virtualenv of .ci/dagster.sh with
 // the container's args and env as Argo CD applied them (container context
 // included), its ConfigMap volumes written to a folder, on an address of
-// its own (the pod's IP, 127.0.2.x: the `--host` of the args is replaced by
+// its own (the pod's IP, 127.B.2.x: the `--host` of the args is replaced by
 // it, as a pod's own network namespace would expose only its IP). The
 // image is a folder of testdata/dagster/images (<repository>/<tag>), the
 // process's working directory; an image the e2e has no folder for (a
 // scenario's copy of a fixture) gets a generated module of one asset.
-// Each Service gets an address (127.0.1.x) in hostsFile, `<service>.
+// Each Service gets an address (127.B.1.x) in hostsFile, `<service>.
 // <namespace>.svc` (and .cluster.local), and a TCP proxy on each of its
 // ports to a running pod its selector matches, at its targetPort. A
 // process that exits while its pod exists is started again after
@@ -56,6 +57,10 @@ type codeServers struct {
 	nextSvc  int
 	hold     map[string]bool // code-locations whose restarts a test holds
 	imageMu  sync.Mutex
+	// block is the second octet of every address of this harness
+	// (127.block.1.x Services, 127.block.2+.x pods), drawn at random so
+	// that two harnesses on one machine do not share addresses.
+	block int
 	exits    []codeServerExit
 }
 
@@ -86,7 +91,7 @@ type codeServerExit struct {
 
 func newCodeServers(h *harness) *codeServers {
 	return &codeServers{h: h, hostsFile: filepath.Join(h.dir, "hosts"), pods: map[types.UID]*codeServer{},
-		services: map[string]*serviceProxy{}, hold: map[string]bool{}}
+		services: map[string]*serviceProxy{}, hold: map[string]bool{}, block: 10 + rand.IntN(240)}
 }
 
 // start writes the initial hosts file.
@@ -161,7 +166,7 @@ func (c *codeServers) scan(ctx context.Context) {
 func (c *codeServers) podIP() string {
 	n := c.nextPod
 	c.nextPod++
-	return fmt.Sprintf("127.0.%d.%d", 2+n/250, 1+n%250)
+	return fmt.Sprintf("127.%d.%d.%d", c.block, 2+n/250, 1+n%250)
 }
 
 // run starts the pod's code server and starts it again after each exit,
@@ -240,7 +245,10 @@ func (c *codeServers) startOnce(s *codeServer) error {
 	}
 	cmd := exec.Command(filepath.Join(c.h.tools.dagsterVenv, "bin", path.Base(argv[0])), argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = workdir, env, logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // `code-server start` runs a child server
+	// Its own group (`code-server start` runs a child server), killed with
+	// the test binary: a test timeout's panic runs no cleanup, and an
+	// orphaned server would keep its address for the next harness.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -530,7 +538,7 @@ func (c *codeServers) syncServices(ctx context.Context) {
 			ip = p.ip
 		} else {
 			c.mu.Lock()
-			ip = fmt.Sprintf("127.0.1.%d", 1+c.nextSvc%250)
+			ip = fmt.Sprintf("127.%d.1.%d", c.block, 1+c.nextSvc%250)
 			c.nextSvc++
 			c.mu.Unlock()
 		}

@@ -146,7 +146,7 @@ func (r *runWorkers) execute(ctx context.Context, pod *corev1.Pod) (int, string,
 	args := append(inHosts(cs.hostsFile), filepath.Join(r.h.tools.dagsterVenv, "bin", "dagster"))
 	cmd := exec.CommandContext(ctx, "unshare", append(args, argv[1:]...)...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = workdir, env, logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Run()
 	code := 0
 	var exit *exec.ExitError
