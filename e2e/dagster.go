@@ -93,7 +93,7 @@ run_launcher:
     env_config_maps: [dagster-pipeline-env]
 run_monitoring:
   enabled: true
-  start_timeout_seconds: 90
+  start_timeout_seconds: 45
   poll_interval_seconds: 5
 telemetry: {enabled: false}
 `, h.pgPort, dagsterDB, h.kubeconfig, appNS, dagsterInstance)

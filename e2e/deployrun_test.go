@@ -30,10 +30,7 @@ func TestDagsterRun(t *testing.T) {
 	}
 	for _, j := range []struct{ location, job string }{{"mediawatch", "mediawatch_daily"}, {"citation", "citation_daily"}} {
 		start := time.Now()
-		id, err := h.dagster.launchRun(ctx, j.location, j.job, nil)
-		if err != nil {
-			t.Fatalf("launchRun %s/%s: %v", j.location, j.job, err)
-		}
+		id := h.launchWhenLoaded(ctx, t, j.location, j.job, nil)
 		run, err := h.dagster.waitRun(ctx, id, stepTimeout)
 		t.Logf("run %s of %s/%s: %s after %.1f s", id, j.location, j.job, run.Status, time.Since(start).Seconds())
 		if err != nil || run.Status != "SUCCESS" {
@@ -67,6 +64,31 @@ func TestDagsterRun(t *testing.T) {
 	if !strings.Contains(logs, "visibility from mediawatch's mart: {'0000-0001-0000-0001': 2, '0000-0002-0000-0002': 1}") {
 		t.Errorf("citation's run did not read mediawatch's mart and its researchers:\n%s", logs)
 	}
+}
+
+// launchWhenLoaded waits until the location is LOADED, then launches the
+// run; a PipelineNotFoundError (the location reloading: a retried sync's
+// reload hook restarts a `dagster code-server start` server's child) is
+// tried again until the location serves the job.
+func (h *harness) launchWhenLoaded(ctx context.Context, t *testing.T, location, job string, tags map[string]string) string {
+	t.Helper()
+	var id string
+	var last error
+	err := poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
+		m, err := h.dagster.workspaceEntries(ctx)
+		if err != nil || !m[location].loaded() {
+			return false, err
+		}
+		id, last = h.dagster.launchRun(ctx, location, job, tags)
+		if last != nil && strings.Contains(last.Error(), "PipelineNotFoundError") {
+			return false, last
+		}
+		return true, nil
+	})
+	if err != nil || last != nil {
+		t.Fatalf("launchRun %s/%s: %v %v", location, job, err, last)
+	}
+	return id
 }
 
 // dagsterRun is a run as runOrError gives it.
@@ -149,41 +171,58 @@ func (h *harness) dumpRun(ctx context.Context, t *testing.T, id string) {
 	t.Logf("run %s events (%v):\n%s", id, err, logs)
 }
 
-// hostileRunConfig is the dagster-k8s/config tag of TestHostileRun: another
-// code-location's ServiceAccount (citation's), host networking, and a
-// Secret mediawatch does not declare (citation's database role).
-const hostileRunConfig = `{"pod_spec_config": {"service_account_name": "citation", "host_network": true},
- "container_config": {"env_from": [{"secret_ref": {"name": "pgvector-pg-auth"}}]}}`
+// hostileRuns are the dagster-k8s/config tags of TestHostileRun: all three
+// asks at once (another code-location's ServiceAccount, citation's; host
+// networking; a Secret mediawatch does not declare, citation's database
+// role), then each alone.
+var hostileRuns = []struct{ name, config string }{
+	{"all three", `{"pod_spec_config": {"service_account_name": "citation", "host_network": true},
+ "container_config": {"env_from": [{"secret_ref": {"name": "pgvector-pg-auth"}}]}}`},
+	{"another code-location's ServiceAccount", `{"pod_spec_config": {"service_account_name": "citation"}}`},
+	{"host network", `{"pod_spec_config": {"host_network": true}}`},
+	{"an undeclared Secret", `{"container_config": {"env_from": [{"secret_ref": {"name": "pgvector-pg-auth"}}]}}`},
+}
 
-// TestHostileRun: a run of mediawatch's job whose dagster-k8s/config tag
+// TestHostileRun: runs of mediawatch's job whose dagster-k8s/config tag
 // asks for citation's ServiceAccount, host networking and citation's
-// database Secret. K8sRunLauncher creates its Job as asked; the admission
-// policy denies its pod (the Job controller's FailedCreate events carry
-// the denial); the run never starts and dagster-daemon's run monitoring
-// ends it FAILURE after its start timeout, the message it writes in the
-// run's event log (RUN_FAILURE, the UI's run page) holding the Job's
-// events, so the user sees the denial there.
+// database Secret (together, then each alone; launched at once).
+// K8sRunLauncher creates each Job as asked; the admission policy denies its
+// pod (the Job controller's FailedCreate events carry the denial); the run
+// never starts and dagster-daemon's run monitoring ends it FAILURE after
+// its start timeout, the message it writes in the run's event log
+// (RUN_FAILURE, the UI's run page) holding the Job's events, so the user
+// sees the denial there.
 func TestHostileRun(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
 	start := time.Now()
-	id, err := h.dagster.launchRun(ctx, "mediawatch", "mediawatch_daily", map[string]string{"dagster-k8s/config": hostileRunConfig})
-	if err != nil {
-		t.Fatal(err)
+	ids := make([]string, len(hostileRuns))
+	for i, r := range hostileRuns {
+		ids[i] = h.launchWhenLoaded(ctx, t, "mediawatch", "mediawatch_daily", map[string]string{"dagster-k8s/config": r.config})
 	}
-	run, err := h.dagster.waitRun(ctx, id, deployTimeout)
-	logs, _ := h.dagster.runMessages(ctx, id)
-	t.Logf("run %s: %s after %.1f s; events:\n%s", id, run.Status, time.Since(start).Seconds(), logs)
-	if err != nil || run.Status != "FAILURE" {
-		t.Fatalf("hostile run %s: %s (%v), want FAILURE", id, run.Status, err)
-	}
-	for _, want := range []string{"Run timed out due to taking longer than", "FailedCreate: Error creating: pods",
-		"ValidatingAdmissionPolicy 'codeloc-code-location' with binding 'codeloc-mediawatch.dagster' denied request"} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("the run's events do not show the denial (%q)", want)
+	for i, r := range hostileRuns {
+		id := ids[i]
+		run, err := h.dagster.waitRun(ctx, id, deployTimeout)
+		logs, _ := h.dagster.runMessages(ctx, id)
+		denial := ""
+		for _, line := range strings.Split(logs, "\n") {
+			if strings.HasPrefix(line, "FailedCreate: ") {
+				denial = line
+			}
 		}
-	}
-	if w, ok := h.runWorkers.lastRunWorker(id); ok {
-		t.Errorf("a run worker pod of the hostile run ran: %+v", w)
+		t.Logf("hostile run (%s) %s: %s after %.1f s; last denial: %s", r.name, id, run.Status, time.Since(start).Seconds(), denial)
+		if err != nil || run.Status != "FAILURE" {
+			t.Errorf("hostile run (%s) %s: %s (%v), want FAILURE; events:\n%s", r.name, id, run.Status, err, logs)
+			continue
+		}
+		for _, want := range []string{"Run timed out due to taking longer than", "FailedCreate: Error creating: pods",
+			"ValidatingAdmissionPolicy 'codeloc-code-location' with binding 'codeloc-mediawatch.dagster' denied request"} {
+			if !strings.Contains(logs, want) {
+				t.Errorf("hostile run (%s): its events do not show the denial (%q):\n%s", r.name, want, logs)
+			}
+		}
+		if w, ok := h.runWorkers.lastRunWorker(id); ok {
+			t.Errorf("a run worker pod of the hostile run (%s) ran: %+v", r.name, w)
+		}
 	}
 }
