@@ -8,7 +8,9 @@
 #
 # Budget: cold tool builds 5-25 min on 2 cores (measured here: argocd 143 s,
 # controller-manager + scheduler 58 s, kwok 66 s), then the tests (-timeout
-# 25m; about 3.5 min).
+# 25m). With the real Dagster (issue 31: a webserver, a daemon and a code
+# server per code-location) the scenarios before the storm took 17 min on a
+# machine loaded by another e2e (load 20-57); see e2e/README.md.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
