@@ -61,7 +61,7 @@ type codeServers struct {
 	// (127.block.1.x Services, 127.block.2+.x pods), drawn at random so
 	// that two harnesses on one machine do not share addresses.
 	block int
-	exits    []codeServerExit
+	exits []codeServerExit
 }
 
 // restartDelay is the kubelet's first restart back-off (10 s).

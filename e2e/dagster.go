@@ -347,14 +347,14 @@ func (d *dagsterWebserver) waitLocation(ctx context.Context, name string, timeou
 	return last, err
 }
 
-// watchLoaded polls the webserver from now on and sends, once every
+// watchLoaded polls the webserver from now on, for up to timeout, and sends, once every
 // location is LOADED, when each first was (an unbuffered wait is not
 // needed: the channel holds the answer).
-func (d *dagsterWebserver) watchLoaded(ctx context.Context, locations ...string) <-chan map[string]time.Time {
+func (d *dagsterWebserver) watchLoaded(ctx context.Context, timeout time.Duration, locations ...string) <-chan map[string]time.Time {
 	out := make(chan map[string]time.Time, 1)
 	go func() {
 		at := map[string]time.Time{}
-		_ = poll(ctx, deployTimeout+stepTimeout, func(ctx context.Context) (bool, error) {
+		_ = poll(ctx, timeout, func(ctx context.Context) (bool, error) {
 			m, err := d.workspaceEntries(ctx)
 			if err != nil {
 				return false, err

@@ -41,7 +41,7 @@ func TestFirstDeploy(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
 	pushed := time.Now()
-	loaded := h.dagster.watchLoaded(ctx, "mediawatch", "citation")
+	loaded := h.dagster.watchLoaded(ctx, deployTimeout+stepTimeout, "mediawatch", "citation")
 	if err := h.ensureRoot(ctx); err != nil {
 		t.Fatal(err)
 	}
