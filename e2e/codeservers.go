@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/codeloc/codeloc/internal/kubetest"
 	"github.com/codeloc/codeloc/internal/names"
 )
 
@@ -650,4 +651,40 @@ func (c *codeServers) writeHosts() error {
 		err = cerr
 	}
 	return err
+}
+
+// memory returns the code-server processes running (each with its
+// children: `code-server start` runs its server as a child) and their
+// resident memory in bytes, from /proc.
+func (c *codeServers) memory() (processes int, rss int64) {
+	c.mu.Lock()
+	var pids []int
+	for _, s := range c.pods {
+		if pid := s.pid(); pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	c.mu.Unlock()
+	for _, pid := range pids {
+		if r := kubetest.TreeRSS(pid); r > 0 {
+			processes++
+			rss += r
+		}
+	}
+	return processes, rss
+}
+
+// pid is the running process's id, 0 when none runs.
+func (s *codeServer) pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil || s.cmd.Process == nil || s.stopped {
+		return 0
+	}
+	select {
+	case <-s.exited:
+		return 0
+	default:
+		return s.cmd.Process.Pid
+	}
 }
