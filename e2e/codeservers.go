@@ -39,8 +39,9 @@ import (
 // its own (the pod's IP, 127.B.2.x: the `--host` of the args is replaced by
 // it, as a pod's own network namespace would expose only its IP). The
 // image is a folder of testdata/dagster/images (<repository>/<tag>), the
-// process's working directory; an image the e2e has no folder for (a
-// scenario's copy of a fixture) gets a generated module of one asset.
+// process's working directory. The pods of an image the e2e has no folder
+// for (a scenario's copy of a fixture, the storm's) run no process of
+// their own: they share one code server (see shared).
 // Each Service gets an address (127.B.1.x) in hostsFile, `<service>.
 // <namespace>.svc` (and .cluster.local), and a TCP proxy on each of its
 // ports to a running pod its selector matches, at its targetPort. A
@@ -63,6 +64,14 @@ type codeServers struct {
 	// that two harnesses on one machine do not share addresses.
 	block int
 	exits []codeServerExit
+	// shared is the one code server of every pod whose image the e2e has
+	// no folder for, started with the first such pod and stopped with the
+	// last (sharedRefs counts them): a Python code server per pod costs
+	// ~100 MB and seconds of CPU, 20 GiB for .ci/e2e-scale.sh's 200
+	// code-locations, and no scenario asks Dagster about those
+	// code-locations beyond LOADED.
+	shared     *codeServer
+	sharedRefs int
 }
 
 // restartDelay is the kubelet's first restart back-off (10 s).
@@ -75,6 +84,10 @@ type codeServer struct {
 	ip           string
 	root         string
 	codeLocation string
+
+	// usesShared: the pod's image has no folder; its Service reaches
+	// codeServers.shared and no process runs for the pod itself.
+	usesShared bool
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -141,26 +154,96 @@ func (c *codeServers) scan(ctx context.Context) {
 		c.mu.Lock()
 		_, known := c.pods[p.UID]
 		if !known {
-			s := &codeServer{pod: p.DeepCopy(), container: p.Spec.Containers[idx], ip: c.podIP(),
+			s := &codeServer{pod: p.DeepCopy(), container: p.Spec.Containers[idx],
 				root: filepath.Join(c.h.dir, "pods", string(p.UID)), codeLocation: p.Labels[names.LabelCodeLocation]}
 			c.pods[p.UID] = s
-			go c.run(s)
+			if hasImageFolder(s.container.Image) {
+				s.ip = c.podIP()
+				go c.run(s)
+			} else {
+				s.usesShared = true
+				c.acquireShared()
+				c.noteShared(s)
+			}
 		}
 		c.mu.Unlock()
 	}
 	c.mu.Lock()
 	var gone []*codeServer
+	released := 0
 	for uid, s := range c.pods {
 		if !live[uid] {
-			gone = append(gone, s)
 			delete(c.pods, uid)
+			if s.usesShared {
+				released++
+			} else {
+				gone = append(gone, s)
+			}
+		}
+	}
+	var sharedGone *codeServer
+	if released > 0 {
+		c.sharedRefs -= released
+		if c.sharedRefs == 0 {
+			sharedGone, c.shared = c.shared, nil
 		}
 	}
 	c.mu.Unlock()
+	if sharedGone != nil {
+		gone = append(gone, sharedGone)
+	}
 	for _, s := range gone {
 		s.stop()
 	}
 	c.syncServices(ctx)
+}
+
+// hasImageFolder reports whether the e2e has a folder for image
+// (testdata/dagster/images/<repository>/<tag>).
+func hasImageFolder(image string) bool {
+	repo, tag := splitImage(image)
+	_, err := os.Stat(filepath.Join(imagesDir, path.Base(repo), tag))
+	return err == nil
+}
+
+// The shared code server: `dagster api grpc` of a generated module of one
+// unexecutable asset (an AssetSpec: Dagster allows the same key in several
+// code-locations when at most one of them can materialize it, and every
+// code-location using the server shows it), its port, and the image name
+// its folder under images/ is kept as.
+const (
+	sharedModule = "codeloc_e2e_shared.definitions"
+	sharedPort   = "4000"
+	sharedImage  = "codeloc-e2e-shared:generated"
+)
+
+// acquireShared counts one more pod using the shared code server and
+// starts it if none runs; c.mu is held.
+func (c *codeServers) acquireShared() {
+	c.sharedRefs++
+	if c.shared != nil {
+		return
+	}
+	ip := c.podIP()
+	name := fmt.Sprintf("shared-codeserver-%d", c.nextPod)
+	c.shared = &codeServer{
+		pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: appNS, UID: types.UID(name)}},
+		container: corev1.Container{Name: "dagster", Image: sharedImage,
+			Args: []string{"dagster", "api", "grpc", "-h", ip, "-p", sharedPort, "-m", sharedModule}},
+		ip: ip, root: filepath.Join(c.h.dir, "pods", name),
+	}
+	go c.run(c.shared)
+}
+
+// noteShared writes in the pod's log which process serves it.
+func (c *codeServers) noteShared(s *codeServer) {
+	f, err := os.OpenFile(filepath.Join(c.h.logs, "pod-"+s.pod.Name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "e2e: image %s has no folder under %s: served by the shared code server %s (%s:%s, log pod-%s.log)\n",
+		s.container.Image, imagesDir, c.shared.pod.Name, c.shared.ip, sharedPort, c.shared.pod.Name)
 }
 
 // podIP allocates the next pod address; c.mu is held.
@@ -373,6 +456,10 @@ func (c *codeServers) image(s *codeServer, argv []string) (string, error) {
 	if _, err := os.Stat(src); err == nil {
 		return dst, copyTree(src, dst)
 	}
+	if s.container.Image == sharedImage {
+		return dst, writeModule(dst, sharedModule, "# Generated by the e2e harness: the code server every pod of an image the e2e has no\n"+
+			"# folder for shares (e2e/kubelet.md).\nimport dagster as dg\n\ndefs = dg.Definitions(assets=[dg.AssetSpec([\"e2e\", \"shared\"])])\n")
+	}
 	module := ""
 	for i, a := range argv {
 		if (a == "-m" || a == "--module-name") && i+1 < len(argv) {
@@ -382,22 +469,27 @@ func (c *codeServers) image(s *codeServer, argv []string) (string, error) {
 	if module == "" {
 		return "", fmt.Errorf("image %s: no folder %s and no -m module in %v", s.container.Image, src, argv)
 	}
-	pkg := filepath.Join(append([]string{dst}, strings.Split(module, ".")...)...)
-	if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
-		return "", err
-	}
-	for dir := filepath.Dir(pkg); dir != dst; dir = filepath.Dir(dir) {
-		if err := os.WriteFile(filepath.Join(dir, "__init__.py"), nil, 0o644); err != nil {
-			return "", err
-		}
-	}
 	asset := strings.NewReplacer("-", "_", ".", "_").Replace(s.codeLocation)
 	if asset == "" {
 		asset = "hello"
 	}
-	src2 := fmt.Sprintf("# Generated by the e2e harness for image %s.\nimport dagster as dg\n\n\n@dg.asset(key_prefix=%q)\ndef %s_hello() -> int:\n    return 1\n\n\ndefs = dg.Definitions(assets=[%s_hello])\n",
-		s.container.Image, asset, asset, asset)
-	return dst, os.WriteFile(pkg+".py", []byte(src2), 0o644)
+	return dst, writeModule(dst, module, fmt.Sprintf("# Generated by the e2e harness for image %s.\nimport dagster as dg\n\n\n@dg.asset(key_prefix=%q)\ndef %s_hello() -> int:\n    return 1\n\n\ndefs = dg.Definitions(assets=[%s_hello])\n",
+		s.container.Image, asset, asset, asset))
+}
+
+// writeModule writes the Python module named module (a.b.c) under dir,
+// with an __init__.py in each package folder.
+func writeModule(dir, module, source string) error {
+	pkg := filepath.Join(append([]string{dir}, strings.Split(module, ".")...)...)
+	if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
+		return err
+	}
+	for d := filepath.Dir(pkg); d != dir; d = filepath.Dir(d) {
+		if err := os.WriteFile(filepath.Join(d, "__init__.py"), nil, 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(pkg+".py", []byte(source), 0o644)
 }
 
 // splitImage splits registry/name:tag into registry/name and tag.
@@ -441,6 +533,9 @@ func (c *codeServers) kill(codeLocation string) (string, error) {
 	if target == nil {
 		return "", fmt.Errorf("no code server runs for %s", codeLocation)
 	}
+	if target.usesShared {
+		return "", fmt.Errorf("%s's image has no folder: its pod %s uses the shared code server, which a kill would take from every code-location using it", codeLocation, target.pod.Name)
+	}
 	target.mu.Lock()
 	cmd := target.cmd
 	target.mu.Unlock()
@@ -479,9 +574,12 @@ func (c *codeServers) running(codeLocation string) []string {
 
 func (c *codeServers) stopAll() {
 	c.mu.Lock()
-	pods := slices.Collect(maps.Values(c.pods))
+	pods := slices.DeleteFunc(slices.Collect(maps.Values(c.pods)), func(s *codeServer) bool { return s.usesShared })
+	if c.shared != nil {
+		pods = append(pods, c.shared)
+	}
 	svcs := slices.Collect(maps.Values(c.services))
-	c.pods, c.services = map[types.UID]*codeServer{}, map[string]*serviceProxy{}
+	c.pods, c.services, c.shared, c.sharedRefs = map[types.UID]*codeServer{}, map[string]*serviceProxy{}, nil, 0
 	c.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range pods {
@@ -618,6 +716,12 @@ func (c *codeServers) endpoint(p *serviceProxy, port corev1.ServicePort) string 
 	if best == nil {
 		return ""
 	}
+	if best.usesShared {
+		if c.shared == nil {
+			return ""
+		}
+		return net.JoinHostPort(c.shared.ip, sharedPort)
+	}
 	target := port.TargetPort.IntValue()
 	if port.TargetPort.Type == intstr.String { // a port name
 		for _, cp := range best.container.Ports {
@@ -661,6 +765,11 @@ func (c *codeServers) memory() (processes int, rss int64) {
 	var pids []int
 	for _, s := range c.pods {
 		if pid := s.pid(); pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	if c.shared != nil {
+		if pid := c.shared.pid(); pid > 0 {
 			pids = append(pids, pid)
 		}
 	}

@@ -45,3 +45,19 @@ func TestIsCodeServerAndSplitImage(t *testing.T) {
 		}
 	}
 }
+
+// TestHasImageFolder: the fixtures' images run their own code server, a
+// copy's (the storm's) uses the shared one.
+func TestHasImageFolder(t *testing.T) {
+	for image, want := range map[string]bool{
+		"registry:80/mediawatch-dagster:5d2e8b4": true,
+		"registry:80/citation-dagster:b4d0e2f":   true,
+		"registry:80/citation-dagster:0000000":   false,
+		"registry:80/storm-000-dagster:5d2e8b4":  false,
+		sharedImage:                              false,
+	} {
+		if got := hasImageFolder(image); got != want {
+			t.Errorf("hasImageFolder(%s) = %v, want %v", image, got, want)
+		}
+	}
+}
