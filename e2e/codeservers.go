@@ -66,10 +66,10 @@ type codeServers struct {
 	exits []codeServerExit
 	// shared is the one code server of every pod whose image the e2e has
 	// no folder for, started with the first such pod and stopped with the
-	// last (sharedRefs counts them): a Python code server per pod costs
-	// ~100 MB and seconds of CPU, 20 GiB for .ci/e2e-scale.sh's 200
-	// code-locations, and no scenario asks Dagster about those
-	// code-locations beyond LOADED.
+	// last (sharedRefs counts them): a `code-server start` per pod (two
+	// Python processes) costs ~190 MiB and seconds of CPU, about 37 GiB
+	// for .ci/e2e-scale.sh's 200 code-locations, and no scenario asks
+	// Dagster about those code-locations beyond LOADED.
 	shared     *codeServer
 	sharedRefs int
 }
