@@ -559,19 +559,6 @@ func (c *codeServers) held(codeLocation string) bool {
 	return c.hold[codeLocation]
 }
 
-// running reports the pods whose code server runs for a code-location.
-func (c *codeServers) running(codeLocation string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for _, s := range c.pods {
-		if s.codeLocation == codeLocation {
-			out = append(out, s.pod.Name)
-		}
-	}
-	return out
-}
-
 func (c *codeServers) stopAll() {
 	c.mu.Lock()
 	pods := slices.DeleteFunc(slices.Collect(maps.Values(c.pods)), func(s *codeServer) bool { return s.usesShared })

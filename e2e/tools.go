@@ -93,7 +93,7 @@ func findTools() (tools, error) {
 	}
 	t.dagsterVenv = findDagsterVenv(cache)
 	if t.dagsterVenv == "" {
-		missing = append(missing, fmt.Errorf("Dagster's virtualenv (%s, or the tools cache's: bash .ci/dagster.sh)", envDagsterVenv))
+		missing = append(missing, fmt.Errorf("the virtualenv of Dagster (%s, or the tools cache's: bash .ci/dagster.sh)", envDagsterVenv))
 	}
 	if _, err := exec.LookPath("unshare"); err != nil {
 		missing = append(missing, fmt.Errorf("unshare (util-linux): %w", err))
