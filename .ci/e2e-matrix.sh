@@ -37,7 +37,7 @@ for v in $VERSIONS; do
 		. "$env_file"
 		set +a
 		# The scenarios only: e2e/'s unit tests (figures parsing) run in go test ./...
-		CODELOC_E2E=1 CI=true timeout 30m go test -count=1 -timeout 25m -v -skip '^(TestRenderCalls|TestQuantile)$' ./e2e/
+		CODELOC_E2E=1 CI=true timeout 35m go test -count=1 -timeout 30m -v -skip '^(TestRenderCalls|TestQuantile)$' ./e2e/
 	) >"$OUT/e2e-v$v.log" 2>&1 || status=1
 	echo "e2e-matrix.sh: Argo CD v$v done in $((SECONDS - start))s" >&2
 	grep -E '^--- (PASS|FAIL|SKIP)' "$OUT/e2e-v$v.log" >&2 || tail -20 "$OUT/e2e-v$v.log" >&2

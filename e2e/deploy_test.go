@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +40,8 @@ const rootApp = "app-of-apps"
 func TestFirstDeploy(t *testing.T) {
 	h := need(t)
 	ctx := context.Background()
+	pushed := time.Now()
+	loaded := h.dagster.watchLoaded(ctx, deployTimeout+stepTimeout, "mediawatch", "citation")
 	if err := h.ensureRoot(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +70,51 @@ func TestFirstDeploy(t *testing.T) {
 		t.Error(err)
 	}
 	h.checkDagsterFindsIt(ctx, t, "citation", "citation.dagster.svc", "3030")
+	h.checkDagsterFindsIt(ctx, t, "mediawatch", "mediawatch.dagster.svc", "3030")
+	h.checkFirstLoaded(ctx, t, pushed, loaded, map[string][]string{
+		"mediawatch": {"mediawatch/mentions", "mediawatch/mentions_by_researcher"},
+		"citation":   {"citation/researchers", "citation/researcher_visibility"},
+	}, map[string]string{"mediawatch": "registry:80/mediawatch-dagster:5d2e8b4", "citation": "registry:80/citation-dagster:a3f9c1d"})
 	h.checkRunPodAdmission(ctx, t)
+}
+
+// checkFirstLoaded: the real webserver's workspaceOrError lists each
+// code-location LOADED, with its repository, its assets and the image of
+// its Deployment (DAGSTER_CURRENT_IMAGE); logs the time from the push
+// (the root applied, cluster/apps committed) to LOADED.
+func (h *harness) checkFirstLoaded(ctx context.Context, t *testing.T, pushed time.Time, loaded <-chan map[string]time.Time, assets map[string][]string, images map[string]string) {
+	t.Helper()
+	var at map[string]time.Time
+	select {
+	case at = <-loaded:
+	case <-time.After(stepTimeout):
+		t.Fatalf("the webserver did not list %v LOADED", slices.Sorted(maps.Keys(assets)))
+	}
+	entries, err := h.dagster.workspaceEntries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range slices.Sorted(maps.Keys(assets)) {
+		e := entries[cl]
+		t.Logf("dagster: %s; push to LOADED %.1f s", e, at[cl].Sub(pushed).Seconds())
+		if !e.loaded() || e.Location.Repositories[0].Name != "__repository__" {
+			t.Errorf("%s: %s, want LOADED with the repository __repository__", cl, e)
+		}
+		for _, a := range assets[cl] {
+			if !slices.Contains(e.assets(), a) {
+				t.Errorf("%s serves the assets %v, not %s", cl, e.assets(), a)
+			}
+		}
+		if e.image() != images[cl] {
+			t.Errorf("%s serves the image %q, want %q", cl, e.image(), images[cl])
+		}
+	}
 }
 
 // checkDagsterFindsIt: the record publishes the code-location's gRPC
 // location, the workspace ConfigMap the root app synced from cluster/apps
-// lists it, and the PostSync reload hook reloaded it in the stand-in
-// Dagster webserver (which knows it from that workspace).
+// lists it, the PostSync reload hook reloaded it in the real Dagster
+// webserver (which knows it from that workspace), which serves it LOADED.
 func (h *harness) checkDagsterFindsIt(ctx context.Context, t *testing.T, cl, host, port string) {
 	t.Helper()
 	rec, err := h.kube.CoreV1().ConfigMaps(appNS).Get(ctx, names.RecordName(cl), metav1.GetOptions{})
@@ -103,8 +144,8 @@ func (h *harness) checkDagsterFindsIt(ctx context.Context, t *testing.T, cl, hos
 	if run.ExitCode != 0 || !strings.Contains(run.Message, cl) {
 		t.Errorf("reload of %s: exit %d, %q", cl, run.ExitCode, run.Message)
 	}
-	if got := h.dagster.reloaded(); !slices.Contains(got, cl) {
-		t.Errorf("the webserver reloaded %v, not %s", got, cl)
+	if e, err := h.dagster.waitLocation(ctx, cl, stepTimeout, func(e locationEntry, ok bool) bool { return ok && e.loaded() }); err != nil {
+		t.Errorf("the webserver does not serve %s LOADED: %v; last: %s", cl, err, e)
 	}
 }
 

@@ -51,6 +51,12 @@ func TestMigrateFaults(t *testing.T) {
 		for _, f := range []string{faultTx, faultNoTx, faultRestart} {
 			_ = h.disarm(context.Background(), f)
 		}
+		// A statement already sleeping keeps its 300 s after the disarm: on a
+		// failure it would hold faultdb's sync, and the root's, for 5 min
+		// and fail the scenarios after this one too. Cancelled, the
+		// migration fails and the Job's retry runs the disarmed file.
+		_ = h.sql(context.Background(), dbName, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"+
+			" AND application_name = 'codeloc-migrate' AND wait_event = 'PgSleep' AND query LIKE '%"+faultSleepTable+"%'")
 	})
 	if err := h.pushFaultDB(ctx); err != nil {
 		t.Fatal(err)

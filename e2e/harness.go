@@ -61,6 +61,8 @@ type harness struct {
 
 	atlas, apps *gitRepo
 	dagster     *dagsterWebserver
+	codeServers *codeServers
+	runWorkers  *runWorkers
 
 	mu       sync.Mutex
 	procs    []*process
@@ -85,6 +87,7 @@ func newHarness(ctx context.Context) (*harness, error) {
 		return nil, err
 	}
 	h := &harness{tools: t, dir: dir, logs: filepath.Join(dir, "logs"), bin: filepath.Join(dir, "bin"), stopc: make(chan struct{})}
+	h.codeServers = newCodeServers(h)
 	if err := h.startAll(ctx); err != nil {
 		h.stop()
 		return nil, fmt.Errorf("%w (logs in %s)", err, h.logs)
@@ -100,6 +103,9 @@ type step struct {
 
 func (h *harness) startAll(ctx context.Context) error {
 	if err := os.MkdirAll(h.logs, 0o755); err != nil {
+		return err
+	}
+	if err := h.codeServers.start(); err != nil {
 		return err
 	}
 	steps := []step{
@@ -121,6 +127,8 @@ func (h *harness) startAll(ctx context.Context) error {
 	steps = append(steps,
 		step{"argocd-application-controller", h.startApplicationController},
 		step{"argocd-server", h.startAPIServerOfArgoCD},
+		step{"dagster-webserver", h.startDagster},
+		step{"dagster-daemon", h.startDaemon},
 		step{"git repos", h.initRepos},
 	)
 	for _, s := range steps {
@@ -132,6 +140,9 @@ func (h *harness) startAll(ctx context.Context) error {
 	}
 	h.jobs = newJobRunner(h)
 	go h.jobs.loop(h.stopc)
+	go h.codeServers.loop(h.stopc)
+	h.runWorkers = newRunWorkers(h)
+	go h.runWorkers.loop(h.stopc)
 	go h.bindVolumes(h.stopc)
 	return nil
 }
@@ -167,8 +178,8 @@ func (h *harness) stopAll() {
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].Stop()
 	}
-	if h.dagster != nil {
-		_ = h.dagster.srv.Close()
+	if h.codeServers != nil {
+		h.codeServers.stopAll()
 	}
 	if h.env != nil {
 		h.env.Stop()

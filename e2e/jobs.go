@@ -207,6 +207,10 @@ func (r *jobRunner) exec(ctx context.Context, pod *corev1.Pod, args, env []strin
 	defer logFile.Close()
 	cmd := exec.CommandContext(ctx, filepath.Join(r.h.bin, names.BinaryJobs), args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, logFile, logFile
+	// Killed with the test binary, as the code servers are: a reload hook
+	// still retrying when the suite ends (the storm's last ones) would
+	// otherwise run on for its --timeout against a webserver gone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return 0, "", err
 	}

@@ -103,7 +103,38 @@ func TestNewRevision(t *testing.T) {
 		t.Errorf("preflight not re-run for the new revision: %+v", r)
 	}
 	h.checkLedger(ctx, t, "citation", "001-researchers-hnsw.sql,002-citations.sql")
+	h.checkReloadedRevision(ctx, t, since, "citation", "registry:80/citation-dagster:b4d0e2f", "citation/citation_counts")
 	h.resyncAppliesNothing(ctx, t, "citation")
+}
+
+// checkReloadedRevision: the PostSync reload hook of the new revision ran
+// after since and succeeded against the real webserver, which now serves
+// the location from the new image (DAGSTER_CURRENT_IMAGE, its display
+// metadata) with the new image's definitions (asset); logs the time from
+// the push to the new image LOADED.
+func (h *harness) checkReloadedRevision(ctx context.Context, t *testing.T, since time.Time, cl, image, asset string) {
+	t.Helper()
+	var run jobRun
+	err := poll(ctx, stepTimeout, func(context.Context) (bool, error) {
+		r, ok := h.lastRun(cl, "reload")
+		run = r
+		return ok && r.Start.After(since) && !r.End.IsZero(), nil
+	})
+	if err != nil {
+		t.Fatalf("no reload hook ran for %s since %s: %v", cl, since.Format(time.RFC3339), err)
+	}
+	t.Logf("reload hook said: %s", run.Message)
+	if run.ExitCode != 0 || !strings.HasPrefix(run.Message, "reload "+cl+": ok (LOADED") {
+		t.Errorf("reload of %s: exit %d, %q", cl, run.ExitCode, run.Message)
+	}
+	e, err := h.dagster.waitLocation(ctx, cl, stepTimeout, func(e locationEntry, ok bool) bool { return ok && e.loaded() && e.image() == image })
+	t.Logf("dagster: %s; push to the new image LOADED %.1f s (the reload hook ended at %.1f s)", e, time.Since(since).Seconds(), run.End.Sub(since).Seconds())
+	if err != nil {
+		t.Fatalf("the webserver does not serve %s from %s: %v", cl, image, err)
+	}
+	if !slices.Contains(e.assets(), asset) {
+		t.Errorf("%s serves the assets %v, without the new revision's %s", cl, e.assets(), asset)
+	}
 }
 
 func (h *harness) deploymentImage(ctx context.Context, name string) string {
@@ -207,6 +238,7 @@ func TestRemoval(t *testing.T) {
 	if err != nil {
 		t.Errorf("citation not pruned: %v", err)
 	}
+	h.checkLeftDagster(ctx, t, "citation", "mediawatch")
 	_, err = h.kube.CoreV1().PersistentVolumeClaims(appNS).Get(ctx, "citation-data", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		t.Errorf("citation-data was deleted with its Application")
@@ -222,6 +254,37 @@ func TestRemoval(t *testing.T) {
 	} else if len(held) > 0 {
 		t.Errorf("objects still holding %s: %v", hookFinalizer, held)
 	}
+}
+
+// checkLeftDagster: once the root synced the workspace ConfigMap without
+// cl, a reloadWorkspace (the mutation a platform's webserver gets after a
+// workspace change; the webserver reads workspace.yaml only at start and
+// then) makes the real webserver drop it; kept stays LOADED.
+func (h *harness) checkLeftDagster(ctx context.Context, t *testing.T, cl, kept string) {
+	t.Helper()
+	start := time.Now()
+	err := poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
+		cm, err := h.kube.CoreV1().ConfigMaps(appNS).Get(ctx, workspaceConfigMap, metav1.GetOptions{})
+		return err == nil && !strings.Contains(cm.Data["workspace.yaml"], "location_name: "+cl+"\n"), err
+	})
+	if err != nil {
+		t.Fatalf("the workspace ConfigMap still lists %s: %v", cl, err)
+	}
+	if m, err := h.dagster.workspaceEntries(ctx); err == nil {
+		t.Logf("before reloadWorkspace, the webserver lists %s: %s", cl, m[cl])
+	}
+	err = poll(ctx, stepTimeout, func(ctx context.Context) (bool, error) {
+		if err := h.dagster.reloadWorkspace(ctx); err != nil {
+			return false, err
+		}
+		m, err := h.dagster.workspaceEntries(ctx)
+		_, listed := m[cl]
+		return err == nil && !listed && m[kept].loaded(), err
+	})
+	if err != nil {
+		t.Fatalf("after reloadWorkspace the webserver still lists %s, or not %s LOADED: %v", cl, kept, err)
+	}
+	t.Logf("dagster: %s left the webserver %.1f s after the workspace ConfigMap lost it", cl, time.Since(start).Seconds())
 }
 
 // hookFinalizer is the finalizer Argo CD 3 sets on the hooks it creates.

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/codeloc/codeloc/appofapps"
@@ -27,7 +30,7 @@ func (h *harness) installClusterObjects(ctx context.Context) error {
 	if h.healthLua, err = loadHealthLua(); err != nil {
 		return err
 	}
-	if err := h.startDagster(); err != nil {
+	if err := h.prepareDagster(); err != nil {
 		return err
 	}
 	if err := h.writeContract(); err != nil {
@@ -47,7 +50,24 @@ func (h *harness) installClusterObjects(ctx context.Context) error {
 	if err := h.env.InstallCRDsContext(ctx, kubetest.CRDObjectBucketClaim); err != nil {
 		return err
 	}
-	return h.applyYAML(ctx, appNS, platformObjectsYAML)
+	if err := h.applyYAML(ctx, appNS, platformObjectsYAML); err != nil {
+		return err
+	}
+	if _, err = h.kube.CoreV1().ConfigMaps(appNS).Create(ctx, h.instanceConfigMap(), metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	_, err = h.kube.CoreV1().ConfigMaps(appNS).Create(ctx, h.pipelineEnv(), metav1.CreateOptions{})
+	return err
+}
+
+// pipelineEnv is the platform's env ConfigMap of every code server and
+// run pod (the chart's pipelineRun env): DAGSTER_HOME, and libpq's
+// variables naming the contract's database (the harness's PostgreSQL).
+func (h *harness) pipelineEnv() *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dagster-pipeline-env"}, Data: map[string]string{
+		"DAGSTER_HOME": "/opt/dagster/dagster_home",
+		"PGHOST":       "127.0.0.1", "PGPORT": strconv.Itoa(h.pgPort), "PGDATABASE": dbName, "PGSSLMODE": "disable",
+	}}
 }
 
 const namespacesYAML = `apiVersion: v1
@@ -64,7 +84,8 @@ metadata: {name: rook-ceph}
 `
 
 // platformObjectsYAML: the database role's Secret (trust authentication:
-// the password is not checked) and the platform's Dagster objects. The
+// the password is not checked) and the platform's Dagster objects (the
+// instance ConfigMap, dagster-instance, is instanceConfigMap's). The
 // bucket's ObjectBucketClaim comes from cluster/apps (codeloc application
 // writes the contract's buckets); bindBuckets binds it.
 const platformObjectsYAML = `apiVersion: v1
@@ -76,16 +97,6 @@ apiVersion: v1
 kind: Secret
 metadata: {name: dagster-postgresql-secret}
 stringData: {postgresql-password: e2e}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: dagster-instance}
-data: {dagster.yaml: "run_launcher: {module: dagster_k8s, class: K8sRunLauncher}\n"}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: dagster-pipeline-env}
-data: {DAGSTER_HOME: /opt/dagster/dagster_home}
 ---
 apiVersion: v1
 kind: ServiceAccount

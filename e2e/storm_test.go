@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
 )
 
 // envStormSize sets the number of code-locations of TestStorm (default 20,
@@ -40,6 +42,7 @@ func TestStorm(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.report(t, f)
+	h.reportDagsterMemory(t, n)
 	if f.Renders == 0 {
 		t.Errorf("the plugin server logged no render during the storm")
 	}
@@ -61,6 +64,18 @@ func TestStorm(t *testing.T) {
 			t.Logf("codeloc-sidecar %d metrics:\n%s", i+1, h.sidecarFigures(ctx, url))
 		}
 	}
+}
+
+// reportDagsterMemory logs the resident memory of the Dagster processes
+// the harness runs once the storm is deployed: the code servers (each
+// process with its children), the webserver and the daemon.
+func (h *harness) reportDagsterMemory(t *testing.T, n int) {
+	t.Helper()
+	procs, rss := h.codeServers.memory()
+	web, daemon := kubetest.TreeRSS(h.dagster.proc.Pid()), kubetest.TreeRSS(h.dagster.daemon.Pid())
+	const mib = 1 << 20
+	t.Logf("Dagster after the deploy of %d: %d code-server processes, RSS %.1f MiB; webserver %.1f MiB, daemon %.1f MiB; sum %.1f MiB",
+		n, procs, float64(rss)/mib, float64(web)/mib, float64(daemon)/mib, float64(rss+web+daemon)/mib)
 }
 
 // checkSpread logs how the balancer spread connections over the

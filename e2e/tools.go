@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +40,9 @@ const (
 	envRedis           = "CODELOC_REDIS_SERVER"
 	envToolsDir        = "CODELOC_TOOLS_DIR"
 	envPostgres        = "CODELOC_POSTGRES_SH" // default: ../.ci/postgres.sh
+	// The virtualenv of .ci/dagster.sh (default: the tools cache's, keyed
+	// by the lock's hash).
+	envDagsterVenv = "CODELOC_DAGSTER_VENV"
 )
 
 // errMissing marks a tool that is not installed: the tests skip, or fail
@@ -49,6 +54,7 @@ type tools struct {
 	controllerManager, scheduler, kwok, argocd, redis, git, postgresSh string
 	argocdVersion                                                      string
 	argocdManifests                                                    string // the version's manifests/: crds/, install.yaml
+	dagsterVenv                                                        string // bin/dagster, bin/dagster-webserver, ...
 }
 
 // findTools locates every tool, or reports all the missing ones at once.
@@ -85,6 +91,13 @@ func findTools() (tools, error) {
 		git:               find("CODELOC_GIT", "/usr/bin/git", "git"),
 		postgresSh:        find(envPostgres, filepath.Join("..", ".ci", "postgres.sh"), "postgres.sh"),
 	}
+	t.dagsterVenv = findDagsterVenv(cache)
+	if t.dagsterVenv == "" {
+		missing = append(missing, fmt.Errorf("the virtualenv of Dagster (%s, or the tools cache's: bash .ci/dagster.sh)", envDagsterVenv))
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		missing = append(missing, fmt.Errorf("unshare (util-linux): %w", err))
+	}
 	t.argocdVersion = argoCDVersion()
 	manifests := os.Getenv(envArgoCDManifests)
 	if manifests == "" {
@@ -103,4 +116,25 @@ func findTools() (tools, error) {
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// findDagsterVenv is $CODELOC_DAGSTER_VENV, or the complete virtualenv
+// .ci/dagster.sh made in the tools cache for the lock of this checkout.
+func findDagsterVenv(cache string) string {
+	if v := os.Getenv(envDagsterVenv); v != "" {
+		if isExecutable(filepath.Join(v, "bin", "dagster-webserver")) {
+			return v
+		}
+		return ""
+	}
+	lock, err := os.ReadFile(filepath.Join("..", ".ci", "dagster", "requirements.txt"))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(lock)
+	v := filepath.Join(cache, "dagster-"+hex.EncodeToString(sum[:])[:12])
+	if _, err := os.Stat(filepath.Join(v, ".complete")); err != nil {
+		return ""
+	}
+	return v
 }
