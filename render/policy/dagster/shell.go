@@ -272,7 +272,7 @@ func matchingParen(s string) int {
 type wordBuilder struct {
 	field  string
 	quoted bool
-	done_  []word
+	words  []word
 	cur    strings.Builder
 	any    bool // cur started
 	unk    int  // unknownAt of cur
@@ -330,18 +330,18 @@ func (b *wordBuilder) variable(ref, name string, env podEnv, quoted bool) {
 
 func (b *wordBuilder) flush() {
 	if b.any {
-		b.done_ = append(b.done_, word{text: b.cur.String(), field: b.field, unknownAt: b.unk, why: b.why, splits: b.splits})
+		b.words = append(b.words, word{text: b.cur.String(), field: b.field, unknownAt: b.unk, why: b.why, splits: b.splits})
 	}
 	b.cur.Reset()
 	b.any, b.unk, b.why, b.splits = false, -1, "", false
 }
 
 func (b *wordBuilder) done() []word {
-	if b.quoted && !b.any && len(b.done_) == 0 {
+	if b.quoted && !b.any && len(b.words) == 0 {
 		b.any, b.unk = true, -1 // "" is a word
 	}
 	b.flush()
-	return b.done_
+	return b.words
 }
 
 func isNameStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
