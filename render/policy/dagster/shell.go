@@ -225,8 +225,10 @@ func (lx *shellLexer) expansion(b *wordBuilder, env podEnv, quoted bool) {
 		b.unknown(rest[:1+n], "a command substitution", quoted)
 	case strings.HasPrefix(rest, "${"):
 		end := strings.IndexByte(rest, '}')
-		if end < 0 {
-			end = len(rest) - 1
+		if end < 0 { // the shell refuses it: bad substitution
+			lx.i += len(rest)
+			b.unknown(rest, "an unterminated parameter expansion", quoted)
+			return
 		}
 		lx.i += end + 1
 		name := rest[2:end]
