@@ -86,8 +86,10 @@ func policyVariables() []admissionv1.Variable {
 
 // placementVariables judge where a pod may run, as the render's
 // placementRule does (render/policy/placement.go): the tolerations it
-// adds beyond Kubernetes' own not-ready and unreachable ones must be
-// listed in the params; on a create, the node labels its nodeSelector
+// adds beyond Kubernetes' own must be listed in the params (Kubernetes'
+// own: the not-ready and unreachable ones DefaultTolerationSeconds adds
+// to every pod, and those the DaemonSet controller adds to its pods,
+// pkg/controller/daemon/util AddOrUpdateDaemonPodTolerations); on a create, the node labels its nodeSelector
 // and required node affinity select by must be listed, it names no node,
 // and a required anti-affinity or DoNotSchedule spread counts only the
 // code-location's own pods.
@@ -100,6 +102,9 @@ func placementVariables() []admissionv1.Variable {
 		{Name: "badTolerations", Expression: `object.spec.?tolerations.orValue([])
 .filter(t, (variables.create || !oldObject.spec.?tolerations.orValue([]).exists(o, o == t))
   && !(t.?effect.orValue('') == 'NoExecute' && t.?key.orValue('') in ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'])
+  && !(object.metadata.?ownerReferences.orValue([]).exists(o, o.kind == 'DaemonSet' && o.?controller.orValue(false))
+       && t.?key.orValue('') in ['node.kubernetes.io/disk-pressure', 'node.kubernetes.io/memory-pressure', 'node.kubernetes.io/pid-pressure',
+                                 'node.kubernetes.io/unschedulable', 'node.kubernetes.io/network-unavailable'])
   && !variables.allowedTolerations.exists(a, size(a) == 3 && a[0] == t.?key.orValue('')
        && (a[1] == '' || (t.?operator.orValue('Equal') == 'Equal' && t.?value.orValue('') == a[1]))
        && (a[2] == '' || t.?effect.orValue('') == a[2])))

@@ -431,6 +431,14 @@ func (a *admissionCluster) runPods(t *testing.T) {
 		{"Kubernetes' own not-ready toleration", func(p *corev1.Pod) {
 			p.Spec.Tolerations = []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))}}
 		}, ""},
+		{"what the DaemonSet controller adds to its pods", func(p *corev1.Pod) {
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "citation-agent", UID: "u", Controller: ptr.To(true)}}
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "node.kubernetes.io/memory-pressure", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+				{Key: "node.kubernetes.io/unschedulable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+		}, ""},
+		{"the same on a pod no DaemonSet owns", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "node.kubernetes.io/unschedulable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+		}, "the pod tolerates taint node.kubernetes.io/unschedulable"},
 		{"a nodeSelector", func(p *corev1.Pod) {
 			p.Spec.NodeSelector = map[string]string{"node-role.kubernetes.io/control-plane": ""}
 		},

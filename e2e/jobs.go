@@ -2,15 +2,12 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -42,83 +39,20 @@ type jobRun struct {
 
 // jobRunner plays the kubelet for codeloc's Job pods: it runs their
 // command (codeloc-jobs) as a local process with the pod's args, env and
-// mounted ConfigMaps, then records the outcome on the pod.
+// mounted ConfigMaps (a podRunner over the codeloc.dev/job label).
 type jobRunner struct {
-	h       *harness
-	mu      sync.Mutex
-	started map[types.UID]bool
-	runs    []jobRun
-	hooks   map[string]func(pid int) // "<code-location>/<role>" → armStart's hook
+	*podRunner
+	hooks map[string]func(pid int) // "<code-location>/<role>" → armStart's hook
 }
 
 func newJobRunner(h *harness) *jobRunner {
-	return &jobRunner{h: h, started: map[types.UID]bool{}}
-}
-
-// loop looks for new scheduled Job pods every 200 ms until stop closes.
-func (r *jobRunner) loop(stop <-chan struct{}) {
-	for {
-		select {
-		case <-stop:
-			return
-		case <-time.After(200 * time.Millisecond):
-		}
-		r.scan()
-	}
-}
-
-func (r *jobRunner) scan() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	pods, err := r.h.kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: names.LabelJob})
-	if err != nil {
-		return
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodPending || p.DeletionTimestamp != nil || p.Annotations[annoExitCode] != "" {
-			continue
-		}
-		r.mu.Lock()
-		seen := r.started[p.UID]
-		r.started[p.UID] = true
-		r.mu.Unlock()
-		if !seen {
-			go r.run(p.DeepCopy())
-		}
-	}
-}
-
-// errNotYet: the pod cannot start yet (a Secret it reads is missing); the
-// kubelet would retry, and so does the runner.
-var errNotYet = errors.New("pod cannot start yet")
-
-// run executes one pod and annotates it with the outcome.
-func (r *jobRunner) run(pod *corev1.Pod) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	run := jobRun{Pod: pod.Name, Job: pod.Labels["job-name"], CodeLocation: pod.Labels[names.LabelCodeLocation],
-		Role: pod.Labels[names.LabelJob], Start: time.Now()}
-	code, msg, err := r.execute(ctx, pod)
-	if errors.Is(err, errNotYet) || apiUnavailable(err) {
-		time.Sleep(2 * time.Second)
-		r.mu.Lock()
-		delete(r.started, pod.UID)
-		r.mu.Unlock()
-		return
-	}
-	if err != nil {
-		code, msg = 127, "e2e harness: "+err.Error()
-	}
-	run.End, run.ExitCode, run.Message = time.Now(), code, msg
-	r.mu.Lock()
-	r.runs = append(r.runs, run)
-	r.mu.Unlock()
-	// The kubelet reports a container's end however long the API server
-	// is away: so does the runner, until the pod's context ends.
-	for r.annotate(ctx, pod, code, msg) != nil && ctx.Err() == nil {
-		time.Sleep(time.Second)
-	}
+	r := &jobRunner{}
+	r.podRunner = &podRunner{h: h, selector: names.LabelJob, every: 200 * time.Millisecond, started: map[types.UID]bool{},
+		describe: func(p *corev1.Pod) jobRun {
+			return jobRun{Pod: p.Name, Job: p.Labels["job-name"], CodeLocation: p.Labels[names.LabelCodeLocation], Role: p.Labels[names.LabelJob]}
+		},
+		exec: r.execute}
+	return r
 }
 
 // apiUnavailable reports an error of an API server that is away (the
@@ -153,17 +87,6 @@ func (r *jobRunner) takeHook(pod *corev1.Pod) func(int) {
 	hook := r.hooks[key]
 	delete(r.hooks, key)
 	return hook
-}
-
-// annotate hands the outcome to KWOK's Stages.
-func (r *jobRunner) annotate(ctx context.Context, pod *corev1.Pod, code int, msg string) error {
-	anno := map[string]any{annoExitCode: strconv.Itoa(code)}
-	if code != 0 {
-		anno[annoFailed], anno[annoMessage] = "true", msg
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": anno}})
-	_, err := r.h.kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
 }
 
 // execute materializes the pod's inputs and runs its single container.
@@ -337,11 +260,4 @@ func (r *jobRunner) serviceAccountKubeconfig(ctx context.Context, pod *corev1.Po
 	}
 	path := filepath.Join(root, "kubeconfig")
 	return path, writeKubeconfig(path, r.h.env.TokenConfig(tr.Status.Token), pod.Namespace)
-}
-
-// snapshot returns the runs so far.
-func (r *jobRunner) snapshot() []jobRun {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]jobRun(nil), r.runs...)
 }

@@ -10,12 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -34,71 +32,17 @@ const (
 // records the exit code on the pod for KWOK's Stages, as for codeloc's
 // Job pods.
 type runWorkers struct {
-	h       *harness
-	mu      sync.Mutex
-	started map[types.UID]bool
-	runs    []jobRun
+	*podRunner
 }
 
 func newRunWorkers(h *harness) *runWorkers {
-	return &runWorkers{h: h, started: map[types.UID]bool{}}
-}
-
-func (r *runWorkers) loop(stop <-chan struct{}) {
-	for {
-		select {
-		case <-stop:
-			return
-		case <-time.After(500 * time.Millisecond):
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		r.scan(ctx)
-		cancel()
-	}
-}
-
-func (r *runWorkers) scan(ctx context.Context) {
-	pods, err := r.h.kube.CoreV1().Pods(appNS).List(ctx, metav1.ListOptions{LabelSelector: labelRunComponent})
-	if err != nil {
-		return
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodPending || p.DeletionTimestamp != nil || p.Annotations[annoExitCode] != "" {
-			continue
-		}
-		r.mu.Lock()
-		seen := r.started[p.UID]
-		r.started[p.UID] = true
-		r.mu.Unlock()
-		if !seen {
-			go r.run(p.DeepCopy())
-		}
-	}
-}
-
-func (r *runWorkers) run(pod *corev1.Pod) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	run := jobRun{Pod: pod.Name, Job: pod.Labels["job-name"], CodeLocation: pod.Labels["dagster/code-location"], Role: "run", Start: time.Now()}
-	code, msg, err := r.execute(ctx, pod)
-	if errors.Is(err, errNotYet) || apiUnavailable(err) {
-		time.Sleep(2 * time.Second)
-		r.mu.Lock()
-		delete(r.started, pod.UID)
-		r.mu.Unlock()
-		return
-	}
-	if err != nil {
-		code, msg = 127, "e2e harness: "+err.Error()
-	}
-	run.End, run.ExitCode, run.Message = time.Now(), code, msg
-	r.mu.Lock()
-	r.runs = append(r.runs, run)
-	r.mu.Unlock()
-	for r.h.jobs.annotate(ctx, pod, code, msg) != nil && ctx.Err() == nil {
-		time.Sleep(time.Second)
-	}
+	r := &runWorkers{}
+	r.podRunner = &podRunner{h: h, ns: appNS, selector: labelRunComponent, every: 500 * time.Millisecond, started: map[types.UID]bool{},
+		describe: func(p *corev1.Pod) jobRun {
+			return jobRun{Pod: p.Name, Job: p.Labels["job-name"], CodeLocation: p.Labels["dagster/code-location"], Role: "run"}
+		},
+		exec: r.execute}
+	return r
 }
 
 func (r *runWorkers) execute(ctx context.Context, pod *corev1.Pod) (int, string, error) {

@@ -40,3 +40,27 @@ func TestIngressHostRule(t *testing.T) {
 		})
 	}
 }
+
+func TestRouteHostnames(t *testing.T) {
+	route := func(kind, spec string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: citation-web}\nspec:\n  parentRefs: [{name: platform}]\n" + spec
+	}
+	withDomain := func(p *validate.Policy) { p.Ingress = validate.IngressHosts{Domains: []string{"apps.example.com"}} }
+	for _, tc := range []struct {
+		name, stream string
+		want         []string
+	}{
+		{"its own hostnames", route("HTTPRoute", "  hostnames: [citation.apps.example.com, citation-api.apps.example.com]\n"), nil},
+		{"another's hostname", route("GRPCRoute", "  hostnames: [mediawatch.apps.example.com]\n"), []string{"ingress-host GRPCRoute/citation-web.spec.hostnames[0]"}},
+		{"no hostnames: every listener's host", route("HTTPRoute", ""), []string{"ingress-host HTTPRoute/citation-web.spec"}},
+		{"an empty hostname", route("TLSRoute", "  hostnames: ['']\n"), []string{"ingress-host TLSRoute/citation-web.spec.hostnames[0]"}},
+		{"a port route claims no host", route("TCPRoute", ""), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := codesAndPaths(check(t, ingressHostRule{}, kindsInstance(t, withDomain), parseObjects(t, tc.stream)))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -139,30 +139,54 @@ func containerRequest(c *yaml.RNode, r corev1.ResourceName) (q resource.Quantity
 func podRequest(spec *yaml.RNode) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for _, r := range budgetedResources {
-		var sum, sidecars, init resource.Quantity
+		var containers []resource.Quantity
+		var inits []initRequest
 		for _, c := range node.Sequence(spec, "containers") {
 			q, _ := containerRequest(c, r)
-			sum.Add(q)
+			containers = append(containers, q)
 		}
 		for _, c := range node.Sequence(spec, "initContainers") {
 			q, _ := containerRequest(c, r)
-			if scalarValueAt(c, "restartPolicy") == string(corev1.ContainerRestartPolicyAlways) {
-				sum.Add(q)
-				sidecars.Add(q)
-				q = sidecars.DeepCopy()
-			} else {
-				q.Add(sidecars)
-			}
-			if q.Cmp(init) > 0 {
-				init = q
-			}
+			inits = append(inits, initRequest{q, scalarValueAt(c, "restartPolicy") == string(corev1.ContainerRestartPolicyAlways)})
 		}
-		if init.Cmp(sum) > 0 {
-			sum = init
-		}
-		out[r] = sum
+		out[r] = schedulerRequest(containers, inits)
 	}
 	return out
+}
+
+// initRequest is an init container's request, and whether it is a native
+// sidecar (restartPolicy Always).
+type initRequest struct {
+	q       resource.Quantity
+	sidecar bool
+}
+
+// schedulerRequest is what the scheduler reserves for a pod
+// (k8s.io/kubernetes/pkg/api/v1/resource PodRequests): the containers'
+// sum, plus each native sidecar for the pod's whole life, or the largest
+// init container with the sidecars started before it, whichever is more.
+func schedulerRequest(containers []resource.Quantity, inits []initRequest) resource.Quantity {
+	var sum, sidecars, init resource.Quantity
+	for _, q := range containers {
+		sum.Add(q)
+	}
+	for _, ic := range inits {
+		q := ic.q.DeepCopy()
+		if ic.sidecar {
+			sum.Add(q)
+			sidecars.Add(q)
+			q = sidecars.DeepCopy()
+		} else {
+			q.Add(sidecars)
+		}
+		if q.Cmp(init) > 0 {
+			init = q
+		}
+	}
+	if init.Cmp(sum) > 0 {
+		return init
+	}
+	return sum
 }
 
 // hpaScale is how far a HorizontalPodAutoscaler scales its target.

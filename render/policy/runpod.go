@@ -216,12 +216,9 @@ func (b *Binding) Faults(c *Consumption) []Fault {
 	return faults
 }
 
-// PodSpecRequests is what the scheduler reserves for a pod of spec
-// (k8s.io/kubernetes/pkg/api/v1/resource PodRequests, after the API
-// server's defaulting of a request to its limit): the containers' sum,
-// plus each native sidecar (an init container with restartPolicy Always)
-// for the pod's whole life, or the largest init container with the
-// sidecars started before it, whichever is more.
+// PodSpecRequests is what the scheduler reserves of r for a pod of spec
+// (schedulerRequest), after the API server's defaulting of a request to
+// its limit.
 func PodSpecRequests(spec *corev1.PodSpec, r corev1.ResourceName) resource.Quantity {
 	amount := func(c *corev1.Container) resource.Quantity {
 		if q, ok := c.Resources.Requests[r]; ok {
@@ -229,26 +226,14 @@ func PodSpecRequests(spec *corev1.PodSpec, r corev1.ResourceName) resource.Quant
 		}
 		return c.Resources.Limits[r].DeepCopy()
 	}
-	var sum, sidecars, init resource.Quantity
+	containers := make([]resource.Quantity, len(spec.Containers))
 	for i := range spec.Containers {
-		sum.Add(amount(&spec.Containers[i]))
+		containers[i] = amount(&spec.Containers[i])
 	}
+	inits := make([]initRequest, len(spec.InitContainers))
 	for i := range spec.InitContainers {
 		c := &spec.InitContainers[i]
-		q := amount(c)
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			sum.Add(q)
-			sidecars.Add(q)
-			q = sidecars.DeepCopy()
-		} else {
-			q.Add(sidecars)
-		}
-		if q.Cmp(init) > 0 {
-			init = q
-		}
+		inits[i] = initRequest{amount(c), c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways}
 	}
-	if init.Cmp(sum) > 0 {
-		return init
-	}
-	return sum
+	return schedulerRequest(containers, inits)
 }

@@ -79,7 +79,7 @@ func simpleCommand(words []word, env podEnv, depth int) []invocation {
 			if depth >= maxShellDepth || script.unknownAt >= 0 {
 				return nil
 			}
-			return runScript(script, env, depth+1)
+			return runScript(script, withAssignments(env, words[:i]), depth+1)
 		}
 		if path.Base(w.text) != "dagster" || i+2 >= len(words) {
 			continue
@@ -97,23 +97,39 @@ func simpleCommand(words []word, env podEnv, depth int) []invocation {
 
 var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
-// withAssignments is env with the NAME=VALUE words before a command
-// (a shell's prefix assignments, env's arguments) set.
+// withAssignments is env with what the words before a command change:
+// NAME=VALUE words (a shell's prefix assignments, env's arguments), and
+// env's -u NAME / --unset=NAME and -i / --ignore-environment / -.
 func withAssignments(env podEnv, before []word) podEnv {
 	cloned := false
-	for _, w := range before {
-		if !assignment().MatchString(w.text) {
-			continue
-		}
+	edit := func() {
 		if !cloned {
 			env, cloned = env.clone(), true
 		}
-		name, value, _ := strings.Cut(w.text, "=")
-		v := envVar{value: value, field: w.field}
-		if w.unknownAt >= 0 {
-			v.unknown = w.why
+	}
+	afterEnv := false
+	for i, w := range before {
+		switch {
+		case path.Base(w.text) == "env" && w.unknownAt < 0:
+			afterEnv = true
+		case afterEnv && (w.text == "-i" || w.text == "--ignore-environment" || w.text == "-"):
+			edit()
+			env.vars, env.opaque = map[string]envVar{}, ""
+		case afterEnv && (w.text == "-u" || w.text == "--unset") && i+1 < len(before):
+			edit()
+			delete(env.vars, before[i+1].text)
+		case afterEnv && strings.HasPrefix(w.text, "--unset="):
+			edit()
+			delete(env.vars, strings.TrimPrefix(w.text, "--unset="))
+		case assignment().MatchString(w.text):
+			edit()
+			name, value, _ := strings.Cut(w.text, "=")
+			v := envVar{value: value, field: w.field}
+			if w.unknownAt >= 0 {
+				v.unknown = w.why
+			}
+			env.vars[name] = v
 		}
-		env.vars[name] = v
 	}
 	return env
 }

@@ -81,6 +81,7 @@ var cliCases = []cliCase{
 	{"quotes and escapes", `{command: [sh, -c, "dagster api grpc --location-name \"a \\\"b\\\" c\" -p 1 -h 'x y'"]}`},
 	{"line continuation and comment", "{command: [sh, -c, \"# serve\\ndagster api grpc \\\\\\n  -p 1 \\\\\\n  -h 0.0.0.0\"]}"},
 	{"env wrapper", `{command: [env, DAGSTER_GRPC_HOST=0.0.0.0, dagster, api, grpc, -p, "3030"]}`},
+	{"env -u", `{command: [env, -u, DAGSTER_GRPC_PORT, dagster, api, grpc, -h, 0.0.0.0], env: [{name: DAGSTER_GRPC_PORT, value: "1"}, {name: DAGSTER_CLI_API_GRPC_PORT, value: "2"}]}`},
 	{"kubelet expansion", `{command: [dagster, api, grpc, -p, "$(P)", --location-name, "$$(P)", -h, "$(H)"], env: [{name: P, value: "3030"}, {name: H, value: "$(X)"}, {name: X, value: 0.0.0.0}]}`},
 	{"kubelet expansion of a later variable in env", `{command: [dagster, api, grpc, -p, "1", -h, "$(H)"], env: [{name: H, value: "$(X)"}, {name: X, value: 0.0.0.0}]}`},
 	{"kubelet expansion of an env value", `{command: [dagster, api, grpc, -p, "1"], env: [{name: X, value: 0.0.0.0}, {name: DAGSTER_GRPC_HOST, value: "$(X)"}]}`},

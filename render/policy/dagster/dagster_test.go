@@ -280,6 +280,8 @@ func TestCodeServer(t *testing.T) {
 			[]string{`dagster-image --container-image is "x:1"`}, "citation.dagster.svc:3030"},
 		// The command line as Dagster's CLI reads it (issue 32, item 1).
 		{"port only in code-server start's auto env name", svc + pod(`{name: d, `+image+`, args: [dagster, code-server, start, -h, 0.0.0.0], env: [{name: DAGSTER_CLI_CODE_SERVER_START_PORT, value: "3030"}], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
+		// env -i empties the environment (the reference test cannot run it: PATH goes too).
+		{"env -i clears the container's env", svc + pod(`{name: d, `+image+`, command: [env, -i, DAGSTER_GRPC_HOST=0.0.0.0, sh, -c, "dagster api grpc -p 3030"], env: [{name: DAGSTER_LOCATION_NAME, value: mediawatch}], ports: [{name: grpc, containerPort: 3030}]}`), nil, "citation.dagster.svc:3030"},
 		{"the last --port wins", svc + pod(`{name: d, `+image+`, args: [dagster, api, grpc, -h, 0.0.0.0, -p, "3030", -p, "4000"], ports: [{name: grpc, containerPort: 3030}]}`),
 			[]string{"dagster-grpc-service Service citation selects the code server's pods but none of its ports reaches port 4000"}, ""},
 		{"command and args are one line", svc + pod(`{name: d, `+image+`, command: [dagster, api, grpc, -h, 0.0.0.0, --location-name], args: [mediawatch, -p, "3030"], ports: [{name: grpc, containerPort: 3030}]}`),
