@@ -216,10 +216,15 @@ func overRequests(r string) string {
 		return fmt.Sprintf(`object.spec.?%[1]s.orValue([]).filter(c, %[2]s.hasValue()
   && quantity(%[2]s.value()).isGreaterThan(quantity(params.data.%[3]s))
   && (variables.create || !oldObject.spec.?%[1]s.orValue([]).exists(o, o.name == c.name && %[4]s == %[2]s)))
-.map(c, c.name + ' requests %[3]s ' + %[2]s.value())`, field, req("c"), r, req("o"))
+.map(c, 'container ' + c.name + ' requests %[3]s ' + %[2]s.value())`, field, req("c"), r, req("o"))
 	}
+	// Pod-level resources (KEP-2837): the request of the whole pod.
+	pod := fmt.Sprintf(`(%[1]s.hasValue()
+  && quantity(%[1]s.value()).isGreaterThan(quantity(params.data.%[2]s))
+  && (variables.create || %[3]s != %[1]s)
+  ? ['the pod requests %[2]s ' + %[1]s.value()] : [])`, req("object.spec"), r, req("oldObject.spec"))
 	return fmt.Sprintf("!params.data.?%[1]s.hasValue() || !isQuantity(params.data.%[1]s) ? [] :\n", r) +
-		over("containers") + "\n+ " + over("initContainers")
+		over("containers") + "\n+ " + over("initContainers") + "\n+ " + pod
 }
 
 // policyValidations are the policy's checks, each with the message that
@@ -255,14 +260,14 @@ func policyValidations() []admissionv1.Validation {
 		host("hostNetwork"),
 		host("hostPID"),
 		host("hostIPC"),
-		first("overCpu", "container", `", more than resources.cpu " + params.data.`+names.AdmissionKeyCPU+` + " of code-location " + `+cl),
+		first("overCpu", "", `", more than resources.cpu " + params.data.`+names.AdmissionKeyCPU+` + " of code-location " + `+cl),
 		check(`!variables.create || object.spec.?nodeName.orValue('') == ''`,
 			`"nodeName is set: a pod of code-location " + `+cl+` + " goes where the scheduler puts it"`),
 		first("badTolerations", "the pod tolerates", `", which the contract's policy.tolerations does not list for code-location " + `+cl),
 		first("badNodeSelector", "nodeSelector", `" selects nodes by a label the contract's policy.nodeLabels does not list for code-location " + `+cl),
 		first("badNodeAffinity", "", `" selects nodes by a label the contract's policy.nodeLabels does not list, or by name, for code-location " + `+cl),
 		first("badSpread", "", `" counts pods other than those of code-location " + `+cl+` + ": require its label `+names.LabelCodeLocation+`"`),
-		first("overMemory", "container", `", more than resources.memory " + params.data.`+names.AdmissionKeyMemory+` + " of code-location " + `+cl),
+		first("overMemory", "", `", more than resources.memory " + params.data.`+names.AdmissionKeyMemory+` + " of code-location " + `+cl),
 	}
 }
 

@@ -419,6 +419,16 @@ func (a *admissionCluster) runPods(t *testing.T) {
 		{"memory above resources.memory", requests("500m", "1025Mi"),
 			"container dagster requests memory 1025Mi, more than resources.memory 1Gi of code-location citation"},
 		{"requests in other units, within", requests("0.5", "1024Mi"), ""},
+		{"a pod-level cpu request above resources.cpu", func(p *corev1.Pod) {
+			p.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
+		}, "the pod requests cpu 2, more than resources.cpu 500m of code-location citation"},
+		{"a pod-level memory limit above resources.memory (the request defaults to it)", func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
+			p.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}}
+		}, "the pod requests memory 4Gi, more than resources.memory 1Gi of code-location citation"},
+		{"pod-level requests within", func(p *corev1.Pod) {
+			p.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("1Gi")}}
+		}, ""},
 		{"no requests", func(p *corev1.Pod) { p.Spec.Containers[0].Resources = corev1.ResourceRequirements{} }, ""},
 		// Placement (issue 32): the example contract lists no taint and no node label.
 		{"a named node", func(p *corev1.Pod) { p.Spec.NodeName = "control-plane-1" },

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/argoproj/argo-cd/v2/util/cmp"
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
 )
 
 // archive reads the .tar.gz of a repository stream in one pass, under the
@@ -35,7 +35,7 @@ type archive struct {
 }
 
 // openArchive starts reading the chunks that follow the stream's header.
-func openArchive(ctx context.Context, stream cmp.StreamReceiver, limits Limits, prefix string) (*archive, error) {
+func openArchive(ctx context.Context, stream cmpapi.StreamReceiver, limits Limits, prefix string) (*archive, error) {
 	a := &archive{ctx: ctx, limits: limits, prefix: prefix}
 	a.chunks = &chunkReader{ctx: ctx, stream: stream, hash: sha256.New(), max: limits.RepoBytes, over: limits.repoBytesError}
 	gz, err := gzip.NewReader(a.chunks)
@@ -185,7 +185,7 @@ func shown(name string) string {
 // and refusing more than max bytes.
 type chunkReader struct {
 	ctx    context.Context
-	stream cmp.StreamReceiver
+	stream cmpapi.StreamReceiver
 	hash   hash.Hash
 	max    int64
 	over   func() error

@@ -3,7 +3,6 @@ package sidecar
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	"github.com/argoproj/argo-cd/v2/util/cmp"
-	"github.com/argoproj/argo-cd/v2/util/tgzstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
+	"github.com/codeloc/codeloc/sidecar/cmpapi/cmptest"
 )
 
 // BenchmarkGenerateManifests measures one render of fixtures/citation per
@@ -51,7 +50,7 @@ func BenchmarkGenerateManifests(b *testing.B) {
 		codelocOnPath(b)
 		sockDir(b)
 		setenv(b, "CODELOC_CONTRACT", exampleContract)
-		startStock(b, moduleRoot)
+		startStock(b, moduleRoot, false)
 		measure(b, "codeloc-v1")
 	})
 	b.Run("c-stock-kustomize", func(b *testing.B) {
@@ -175,12 +174,7 @@ func direct(b *testing.B, socket string) {
 	app := filepath.Join(repoRoot, "fixtures", "citation")
 	env := []string{"ARGOCD_APP_NAME=citation", "ARGOCD_APP_NAMESPACE=dagster", "ARGOCD_APP_SOURCE_PATH=fixtures/citation",
 		"KUBE_API_VERSIONS=" + strings.Join(apiVersions, ","), "ARGOCD_APP_PARAMETERS=null"}
-	tgz, header, err := cmp.GetCompressedRepoAndMetadata(app, app, env, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := io.ReadAll(tgz)
-	tgzstream.CloseAndDelete(tgz)
+	data, header, err := cmptest.CompressRepo(app, app, env)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,7 +183,7 @@ func direct(b *testing.B, socket string) {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	client := apiclient.NewConfigManagementPluginServiceClient(conn)
+	client := cmpapi.NewConfigManagementPluginServiceClient(conn)
 	once := func() error {
 		stream, err := client.GenerateManifest(context.Background())
 		if err != nil {
@@ -198,7 +192,7 @@ func direct(b *testing.B, socket string) {
 		if err := stream.Send(header); err != nil {
 			return err
 		}
-		if err := stream.Send(cmp.AppFileRequest(data)); err != nil {
+		if err := stream.Send(cmpapi.FileRequest(data)); err != nil {
 			return err
 		}
 		res, err := stream.CloseAndRecv()

@@ -17,17 +17,14 @@ import (
 	"fmt"
 	"strings"
 
-	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
-
 	"github.com/codeloc/codeloc/plugin"
 )
 
-// LoadPluginConfig reads dir/plugin.yaml with Argo CD's own reader and
-// validator, then checks it fits an in-process server: no init, find
+// LoadPluginConfig reads dir/plugin.yaml with Argo CD's rules (readPluginConfig), then checks it fits an in-process server: no init, find
 // command or dynamic parameters (nothing is executed), and static
 // parameters that codeloc knows, with the defaults codeloc applies.
-func LoadPluginConfig(dir string) (*argoplugin.PluginConfig, error) {
-	cfg, err := argoplugin.ReadPluginConfig(dir)
+func LoadPluginConfig(dir string) (*PluginConfig, error) {
+	cfg, err := readPluginConfig(dir)
 	if err != nil {
 		return nil, fmt.Errorf("plugin configuration: %w", err)
 	}
@@ -37,12 +34,12 @@ func LoadPluginConfig(dir string) (*argoplugin.PluginConfig, error) {
 	return cfg, nil
 }
 
-func checkPluginConfig(cfg *argoplugin.PluginConfig) error {
+func checkPluginConfig(cfg *PluginConfig) error {
 	spec := cfg.Spec
 	switch {
 	case len(spec.Init.Command) > 0:
 		return fmt.Errorf("spec.init is set, but codeloc-sidecar renders in-process and runs no command")
-	case len(spec.Discover.Find.Command.Command) > 0:
+	case len(spec.Discover.Find.Command) > 0:
 		return fmt.Errorf("spec.discover.find.command is set, but codeloc-sidecar runs no command: use discover.fileName")
 	case len(spec.Parameters.Dynamic.Command) > 0:
 		return fmt.Errorf("spec.parameters.dynamic is set, but codeloc-sidecar runs no command: announce parameters statically")

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/argoproj/gitops-engine/pkg/utils/kube"
 	gocmp "github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/internal/argocdref"
 	"github.com/codeloc/codeloc/render/node"
 )
 
@@ -83,7 +83,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			old, err := kube.SplitYAMLToString([]byte(s))
+			old, err := argocdref.SplitYAMLToString(t, []byte(s))
 			if err != nil || len(old) != 1 {
 				t.Fatalf("SplitYAMLToString: %v %v", old, err)
 			}

@@ -17,13 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	"github.com/argoproj/argo-cd/v2/util/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
 )
 
 // entry is one tar entry of a hand-made archive: a regular file unless the
@@ -101,7 +101,7 @@ type stream struct {
 }
 
 // send streams s to the sidecar as the repo-server would, in 1 MiB chunks.
-func (s stream) send(ctx context.Context, client apiclient.ConfigManagementPluginServiceClient) error {
+func (s stream) send(ctx context.Context, client cmpapi.ConfigManagementPluginServiceClient) error {
 	st, err := client.GenerateManifest(ctx)
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func (s stream) send(ctx context.Context, client apiclient.ConfigManagementPlugi
 	}
 	for rest := s.data; len(rest) > 0; {
 		n := min(len(rest), 1<<20)
-		if err := st.Send(cmp.AppFileRequest(rest[:n])); err != nil {
+		if err := st.Send(cmpapi.FileRequest(rest[:n])); err != nil {
 			break // the server answered early: CloseAndRecv says why
 		}
 		rest = rest[n:]
@@ -120,7 +120,7 @@ func (s stream) send(ctx context.Context, client apiclient.ConfigManagementPlugi
 	return err
 }
 
-func (s stream) header() *apiclient.AppStreamRequest {
+func (s stream) header() *cmpapi.AppStreamRequest {
 	if s.checksum == "" {
 		sum := sha256.Sum256(s.data)
 		s.checksum = hex.EncodeToString(sum[:])
@@ -131,9 +131,9 @@ func (s stream) header() *apiclient.AppStreamRequest {
 	if s.appRelPath == "" {
 		s.appRelPath = "fixtures/evil"
 	}
-	return &apiclient.AppStreamRequest{Request: &apiclient.AppStreamRequest_Metadata{Metadata: &apiclient.ManifestRequestMetadata{
-		AppName: "evil", AppRelPath: s.appRelPath, Checksum: s.checksum, Size_: s.size,
-		Env: []*apiclient.EnvEntry{{Name: "ARGOCD_APP_SOURCE_PATH", Value: s.appRelPath}, {Name: "ARGOCD_APP_NAMESPACE", Value: "dagster"}},
+	return &cmpapi.AppStreamRequest{Request: &cmpapi.AppStreamRequest_Metadata{Metadata: &cmpapi.ManifestRequestMetadata{
+		AppName: "evil", AppRelPath: s.appRelPath, Checksum: s.checksum, Size: s.size,
+		Env: []*cmpapi.EnvEntry{{Name: "ARGOCD_APP_SOURCE_PATH", Value: s.appRelPath}, {Name: "ARGOCD_APP_NAMESPACE", Value: "dagster"}},
 	}}}
 }
 
@@ -240,7 +240,7 @@ func TestFaults(t *testing.T) {
 }
 
 // secondHeader sends a stream whose chunks are interrupted by a header.
-func secondHeader(client apiclient.ConfigManagementPluginServiceClient) error {
+func secondHeader(client cmpapi.ConfigManagementPluginServiceClient) error {
 	st, err := client.GenerateManifest(context.Background())
 	if err != nil {
 		return err
@@ -304,7 +304,7 @@ func TestClientGoes(t *testing.T) {
 			st, err := client.GenerateManifest(ctx)
 			must(t, err)
 			must(t, st.Send(stream{data: data}.header()))
-			must(t, st.Send(cmp.AppFileRequest(data[:len(data)/2])))
+			must(t, st.Send(cmpapi.FileRequest(data[:len(data)/2])))
 			waitFor(t, "the request in flight", func() bool { return metrics.metric(t, "codeloc_renders_in_flight") == 1 })
 			tt.quit(cancel, func() { conn.Close() })
 			conn.Close() // its own goroutines go with it
@@ -404,14 +404,14 @@ type chunks struct {
 	data []byte
 }
 
-func (c *chunks) Recv() (*apiclient.AppStreamRequest, error) {
+func (c *chunks) Recv() (*cmpapi.AppStreamRequest, error) {
 	if len(c.data) == 0 {
 		return nil, io.EOF
 	}
 	n := min(len(c.data), 64<<10)
 	chunk := c.data[:n]
 	c.data = c.data[n:]
-	return cmp.AppFileRequest(chunk), nil
+	return cmpapi.FileRequest(chunk), nil
 }
 
 // TestMatchRepositoryLimits checks discovery under the limits: a stream
@@ -437,7 +437,7 @@ func TestMatchRepositoryLimits(t *testing.T) {
 			st, err := client.MatchRepository(context.Background())
 			must(t, err)
 			must(t, st.Send(stream{data: tt.data}.header()))
-			must(t, st.Send(cmp.AppFileRequest(tt.data)))
+			must(t, st.Send(cmpapi.FileRequest(tt.data)))
 			res, err := st.CloseAndRecv()
 			if err != nil || res.GetIsSupported() != tt.want {
 				t.Errorf("supported %v (%v), want %v", res.GetIsSupported(), err, tt.want)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,20 +19,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver"
-	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
-	"github.com/argoproj/argo-cd/v2/common"
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
-	repoapiclient "github.com/argoproj/argo-cd/v2/reposerver/apiclient"
-	"github.com/argoproj/argo-cd/v2/reposerver/repository"
-	"github.com/argoproj/argo-cd/v2/util/git"
-	"github.com/sirupsen/logrus"
-	"k8s.io/apimachinery/pkg/api/resource"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/codeloc/codeloc/internal/argocdref"
 	"github.com/codeloc/codeloc/internal/testbuf"
 	"github.com/codeloc/codeloc/validate"
 	"github.com/codeloc/codeloc/validate/sqllint"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
 )
 
 // Test environment shared by the package's tests and benchmarks, set up
@@ -53,7 +46,7 @@ var (
 )
 
 // appLabel is the tracking label Argo CD sets on every generated object.
-const appLabel = common.LabelKeyAppInstance
+const appLabel = "app.kubernetes.io/instance"
 
 // apiVersions is what a destination serving everything the output needs
 // sends in KUBE_API_VERSIONS.
@@ -69,7 +62,6 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	logrus.SetOutput(io.Discard) // Argo CD's code logs every request and failure
 	var err error
 	if moduleRoot, err = filepath.Abs(".."); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -99,8 +91,21 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// Argo CD's repo-server, one process for the run (argocdref).
+	repoServer = argocdref.Shared(mainTB{})
 	return m.Run()
 }
+
+// repoServer runs Argo CD's GenerateManifests for the package's tests.
+var repoServer *argocdref.RepoServer
+
+// mainTB is the testing.TB of TestMain, where no test runs yet: a failure
+// panics.
+type mainTB struct{ testing.TB }
+
+func (mainTB) Helper()                      {}
+func (mainTB) Fatal(args ...any)            { panic(fmt.Sprint(args...)) }
+func (mainTB) Fatalf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
 
 // copyTree copies a folder, keeping symbolic links as links.
 func copyTree(src, dst string) error {
@@ -170,7 +175,7 @@ func sockDir(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { os.RemoveAll(dir) })
-	setenv(tb, common.EnvPluginSockFilePath, dir)
+	setenv(tb, cmpapi.EnvPluginSockFilePath, dir)
 	return dir
 }
 
@@ -249,49 +254,32 @@ func (s *ours) stop(tb testing.TB) error {
 	return nil
 }
 
-// startStock runs Argo CD's own cmp-server (cmpserver.NewServer) with the
-// plugin.yaml in configDir, on the socket folder set by sockDir.
-func startStock(tb testing.TB, configDir string, edit ...func(*argoplugin.PluginConfig)) string {
+// startStock runs Argo CD's own cmp-server (argocdref stock) with the
+// plugin.yaml in configDir, on the socket folder set by sockDir, with
+// discovery unless noDiscover.
+func startStock(tb testing.TB, configDir string, noDiscover bool) string {
 	tb.Helper()
-	cfg, err := argoplugin.ReadPluginConfig(configDir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, f := range edit {
-		f(cfg)
-	}
 	work, err := os.MkdirTemp(tmpRoot, "stockwork-")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	setenv(tb, common.EnvCMPWorkDir, work)
-	srv, err := cmpserver.NewServer(argoplugin.CMPServerInitConstants{PluginConfig: *cfg})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	g, err := srv.CreateGRPC()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	socket := cfg.Address()
-	lis, err := net.Listen("unix", socket)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	go func() { _ = g.Serve(lis) }()
-	tb.Cleanup(func() {
-		g.Stop()
-		os.RemoveAll(work)
-	})
-	return socket
+	tb.Cleanup(func() { os.RemoveAll(work) })
+	return argocdref.Stock(tb, configDir, noDiscover, "ARGOCD_CMP_WORKDIR="+work)
 }
+
+// pluginParams and pluginEnv are an Application's plugin parameters and
+// env, as Argo CD's Application type spells them.
+type (
+	pluginParams = []argocdref.PluginParam
+	pluginEnv    = []argocdref.EnvEntry
+)
 
 // genOpts are per-call variations of a GenerateManifests request.
 type genOpts struct {
 	plugin       string // default codeloc-v1; "-" for none (discovery)
 	generatePath bool   // send only the app folder (manifest-generate-paths: .)
-	params       v1alpha1.ApplicationSourcePluginParameters
-	env          v1alpha1.Env
+	params       pluginParams
+	env          pluginEnv
 	namespace    string // default dagster
 	apiVersions  []string
 	repo         string // default repoFor(name)
@@ -299,9 +287,9 @@ type genOpts struct {
 }
 
 // generate renders fixtures/<name> through Argo CD's repo-server function
-// GenerateManifests, which finds the plugin socket, tars the repo and
-// streams it to the plugin.
-func generate(ctx context.Context, name string, o genOpts) (*repoapiclient.ManifestResponse, error) {
+// GenerateManifests (in argocdref's process), which finds the plugin
+// socket, tars the repo and streams it to the plugin.
+func generate(ctx context.Context, name string, o genOpts) (*argocdref.Response, error) {
 	switch o.plugin {
 	case "":
 		o.plugin = "codeloc-v1"
@@ -324,29 +312,11 @@ func generate(ctx context.Context, name string, o genOpts) (*repoapiclient.Manif
 		o.repoURL = "https://git.example.com/atlas/atlas.git"
 	}
 	path := "fixtures/" + name
-	q := &repoapiclient.ManifestRequest{
-		Repo:        &v1alpha1.Repository{Repo: o.repoURL},
-		Revision:    "main",
-		AppLabelKey: appLabel,
-		AppName:     appName(name),
-		Namespace:   o.namespace,
-		ApplicationSource: &v1alpha1.ApplicationSource{
-			RepoURL:        "https://git.example.com/atlas/atlas.git",
-			Path:           path,
-			TargetRevision: "main",
-			Plugin:         &v1alpha1.ApplicationSourcePlugin{Name: o.plugin, Env: o.env, Parameters: o.params},
-		},
-		KubeVersion: "1.31.4",
-		ApiVersions: o.apiVersions,
-	}
-	var opts []repository.GenerateManifestOpt
-	if o.generatePath {
-		q.AnnotationManifestGeneratePaths = "."
-		opts = append(opts, repository.WithCMPUseManifestGeneratePaths(true))
-	}
-	appPath := filepath.Join(o.repo, filepath.FromSlash(path))
-	return repository.GenerateManifests(ctx, appPath, o.repo, "0123456789abcdef0123456789abcdef01234567", q, false,
-		&git.NoopCredsStore{}, resource.MustParse("0"), nil, opts...)
+	return repoServer.Generate(ctx, argocdref.Request{
+		SockDir: os.Getenv(cmpapi.EnvPluginSockFilePath), Repo: o.repo, AppPath: filepath.Join(o.repo, filepath.FromSlash(path)),
+		Path: path, AppName: appName(name), Namespace: o.namespace, Plugin: o.plugin, Params: o.params, Env: o.env,
+		APIVersions: o.apiVersions, KubeVersion: "1.31.4", GeneratePath: o.generatePath, RepoURL: o.repoURL, AppLabelKey: appLabel,
+	})
 }
 
 // repoFor is a repository holding fixtures/<name> and the two fixtures
@@ -412,7 +382,7 @@ func goldenObjects(tb testing.TB, name string) []object {
 
 // responseObjects decodes a ManifestResponse and removes Argo CD's
 // tracking label after checking it names the Application.
-func responseObjects(tb testing.TB, res *repoapiclient.ManifestResponse, app string) []object {
+func responseObjects(tb testing.TB, res *argocdref.Response, app string) []object {
 	tb.Helper()
 	objs := make([]object, len(res.Manifests))
 	for i, m := range res.Manifests {

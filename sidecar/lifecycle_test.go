@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"google.golang.org/protobuf/testing/protocmp"
 	"io"
 	"maps"
 	"net"
@@ -23,8 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	"github.com/argoproj/argo-cd/v2/util/cmp"
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/grpc"
@@ -33,17 +32,20 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/codeloc/codeloc/internal/fsys"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
+	"github.com/codeloc/codeloc/sidecar/cmpapi/cmptest"
 )
 
 // dial connects a raw plugin client to a socket.
-func dial(t *testing.T, socket string) (apiclient.ConfigManagementPluginServiceClient, *grpc.ClientConn) {
+func dial(t *testing.T, socket string) (cmpapi.ConfigManagementPluginServiceClient, *grpc.ClientConn) {
 	t.Helper()
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return apiclient.NewConfigManagementPluginServiceClient(conn), conn
+	return cmpapi.NewConfigManagementPluginServiceClient(conn), conn
 }
 
 // tgz builds a gzipped tarball; a value starting with "->" is a symlink.
@@ -77,16 +79,16 @@ func tgz(t *testing.T, files map[string]string) []byte {
 }
 
 // sendTarball streams a hand-made tarball as the repo-server would.
-func sendTarball(stream apiclient.ConfigManagementPluginService_GenerateManifestClient, appRelPath string, data []byte) error {
+func sendTarball(stream cmpapi.ConfigManagementPluginService_GenerateManifestClient, appRelPath string, data []byte) error {
 	sum := sha256.Sum256(data)
-	err := stream.Send(&apiclient.AppStreamRequest{Request: &apiclient.AppStreamRequest_Metadata{Metadata: &apiclient.ManifestRequestMetadata{
-		AppName: "evil", AppRelPath: appRelPath, Checksum: hex.EncodeToString(sum[:]), Size_: int64(len(data)),
-		Env: []*apiclient.EnvEntry{{Name: "ARGOCD_APP_SOURCE_PATH", Value: appRelPath}, {Name: "ARGOCD_APP_NAMESPACE", Value: "dagster"}},
+	err := stream.Send(&cmpapi.AppStreamRequest{Request: &cmpapi.AppStreamRequest_Metadata{Metadata: &cmpapi.ManifestRequestMetadata{
+		AppName: "evil", AppRelPath: appRelPath, Checksum: hex.EncodeToString(sum[:]), Size: int64(len(data)),
+		Env: []*cmpapi.EnvEntry{{Name: "ARGOCD_APP_SOURCE_PATH", Value: appRelPath}, {Name: "ARGOCD_APP_NAMESPACE", Value: "dagster"}},
 	}}})
 	if err != nil {
 		return err
 	}
-	return stream.Send(cmp.AppFileRequest(data))
+	return stream.Send(cmpapi.FileRequest(data))
 }
 
 // TestSymlinkEscape checks that a repository holding a link out of it is
@@ -232,13 +234,13 @@ func TestStalledUpload(t *testing.T) {
 	}
 	data := tgz(t, map[string]string{"fixtures/x/code-location.manifest.yaml": "codeLocation: x\n"})
 	sum := sha256.Sum256(data)
-	err = stream.Send(&apiclient.AppStreamRequest{Request: &apiclient.AppStreamRequest_Metadata{Metadata: &apiclient.ManifestRequestMetadata{
-		AppRelPath: "fixtures/x", Checksum: hex.EncodeToString(sum[:]), Size_: int64(len(data)),
+	err = stream.Send(&cmpapi.AppStreamRequest{Request: &cmpapi.AppStreamRequest_Metadata{Metadata: &cmpapi.ManifestRequestMetadata{
+		AppRelPath: "fixtures/x", Checksum: hex.EncodeToString(sum[:]), Size: int64(len(data)),
 	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := stream.Send(cmp.AppFileRequest(data[:10])); err != nil {
+	if err := stream.Send(cmpapi.FileRequest(data[:10])); err != nil {
 		t.Fatal(err)
 	}
 	<-ctx.Done() // the client never finishes its upload
@@ -439,7 +441,9 @@ func TestAnnouncementAndConfiguration(t *testing.T) {
 		stream, err := client.GetParametersAnnouncement(context.Background())
 		must(t, err)
 		app := filepath.Join(repoRoot, "fixtures", "citation")
-		must(t, cmp.SendRepoStream(context.Background(), app, app, stream, []string{"ARGOCD_APP_NAME=citation"}, nil))
+		data, md, err := cmptest.CompressRepo(app, app, []string{"ARGOCD_APP_NAME=citation"})
+		must(t, err)
+		must(t, cmptest.Send(stream, md, data, 1024))
 		ann, err := stream.CloseAndRecv()
 		must(t, err)
 		return cfg, ann
@@ -448,16 +452,16 @@ func TestAnnouncementAndConfiguration(t *testing.T) {
 	ours := startOurs(t, exampleContract)
 	oursCfg, oursAnn := answers(t, ours.socket)
 	sockDir(t)
-	stock := startStock(t, moduleRoot)
+	stock := startStock(t, moduleRoot, false)
 	stockCfg, stockAnn := answers(t, stock)
-	opts := cmpopts.IgnoreUnexported(apiclient.CheckPluginConfigurationResponse{}, apiclient.ParametersAnnouncementResponse{})
-	if diff := gocmp.Diff(stockCfg, oursCfg, opts, cmpopts.IgnoreFields(apiclient.CheckPluginConfigurationResponse{}, "XXX_sizecache")); diff != "" {
+	opts := protocmp.Transform()
+	if diff := gocmp.Diff(stockCfg, oursCfg, opts); diff != "" {
 		t.Errorf("CheckPluginConfiguration (-stock +sidecar):\n%s", diff)
 	}
-	if diff := gocmp.Diff(stockAnn, oursAnn, opts, cmpopts.IgnoreFields(apiclient.ParametersAnnouncementResponse{}, "XXX_sizecache")); diff != "" {
+	if diff := gocmp.Diff(stockAnn, oursAnn, opts); diff != "" {
 		t.Errorf("GetParametersAnnouncement (-stock +sidecar):\n%s", diff)
 	}
-	if n := len(oursAnn.(*apiclient.ParametersAnnouncementResponse).ParameterAnnouncements); n != 2 {
+	if n := len(oursAnn.(*cmpapi.ParametersAnnouncementResponse).ParameterAnnouncements); n != 2 {
 		t.Errorf("%d parameters announced, want 2", n)
 	}
 }

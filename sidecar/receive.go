@@ -10,11 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	"github.com/argoproj/argo-cd/v2/util/cmp"
-
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/plugin"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
 )
 
 // unpacked is one request's copy of the repository, in memory.
@@ -26,7 +25,7 @@ type unpacked struct {
 	// appDir is the Application's path in fs.
 	appDir string
 	// env is what the repo-server sent.
-	env []*apiclient.EnvEntry
+	env []*cmpapi.EnvEntry
 }
 
 // memRepo is the folder of an unpacked request's file system that stands
@@ -41,7 +40,7 @@ var errRepo = errors.New("repository refused")
 // receive unpacks a request's repository stream into a fresh in-memory
 // file system, in one pass and under the server's limits (see archive and
 // unpacker): nothing is written to the disk.
-func (s *Server) receive(ctx context.Context, stream cmp.StreamReceiver) (*unpacked, error) {
+func (s *Server) receive(ctx context.Context, stream cmpapi.StreamReceiver) (*unpacked, error) {
 	repo, err := s.receiveInto(ctx, stream)
 	discardRefused(ctx, stream, err)
 	return repo, err
@@ -52,7 +51,7 @@ func (s *Server) receive(ctx context.Context, stream cmp.StreamReceiver) (*unpac
 // stops reading early makes its sending fail, so that the refusal's message
 // would never reach the user. What is left is only read, neither hashed,
 // nor decompressed, nor kept; the request's deadline bounds it.
-func discardRefused(ctx context.Context, stream cmp.StreamReceiver, err error) {
+func discardRefused(ctx context.Context, stream cmpapi.StreamReceiver, err error) {
 	if !errors.Is(err, errRepo) {
 		return
 	}
@@ -64,7 +63,7 @@ func discardRefused(ctx context.Context, stream cmp.StreamReceiver, err error) {
 }
 
 // receiveInto is receive, before a refused stream's rest is discarded.
-func (s *Server) receiveInto(ctx context.Context, stream cmp.StreamReceiver) (*unpacked, error) {
+func (s *Server) receiveInto(ctx context.Context, stream cmpapi.StreamReceiver) (*unpacked, error) {
 	md, err := s.receiveHeader(stream)
 	if err != nil {
 		return nil, err
@@ -88,7 +87,7 @@ func (s *Server) receiveInto(ctx context.Context, stream cmp.StreamReceiver) (*u
 
 // receiveHeader reads the stream's metadata and refuses at once a stream
 // announced larger than the limit.
-func (s *Server) receiveHeader(stream cmp.StreamReceiver) (*apiclient.ManifestRequestMetadata, error) {
+func (s *Server) receiveHeader(stream cmpapi.StreamReceiver) (*cmpapi.ManifestRequestMetadata, error) {
 	header, err := stream.Recv()
 	if err != nil {
 		return nil, fmt.Errorf("receiving the stream header: %w", err)
@@ -97,7 +96,7 @@ func (s *Server) receiveHeader(stream cmp.StreamReceiver) (*apiclient.ManifestRe
 	if md == nil {
 		return nil, fmt.Errorf("%w: the stream does not start with metadata", errRepo)
 	}
-	if md.GetSize_() > s.limits.RepoBytes {
+	if md.GetSize() > s.limits.RepoBytes {
 		return nil, s.limits.repoBytesError()
 	}
 	return md, nil
@@ -105,7 +104,7 @@ func (s *Server) receiveHeader(stream cmp.StreamReceiver) (*apiclient.ManifestRe
 
 // unpack writes the archive that follows the header into mem, under
 // memRepo/prefix (which exists).
-func (s *Server) unpack(ctx context.Context, stream cmp.StreamReceiver, mem *fsys.Memory, prefix, checksum string) error {
+func (s *Server) unpack(ctx context.Context, stream cmpapi.StreamReceiver, mem *fsys.Memory, prefix, checksum string) error {
 	a, err := openArchive(ctx, stream, s.limits, prefix)
 	if err != nil {
 		return err
@@ -119,7 +118,7 @@ func (s *Server) unpack(ctx context.Context, stream cmp.StreamReceiver, mem *fsy
 }
 
 // drain reads a stream to its end without keeping it.
-func drain(stream cmp.StreamReceiver) error {
+func drain(stream cmpapi.StreamReceiver) error {
 	for {
 		if _, err := stream.Recv(); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -130,7 +129,7 @@ func drain(stream cmp.StreamReceiver) error {
 	}
 }
 
-func envValue(env []*apiclient.EnvEntry, name string) string {
+func envValue(env []*cmpapi.EnvEntry, name string) string {
 	v := ""
 	for _, e := range env {
 		if e.GetName() == name {
@@ -154,7 +153,7 @@ func environValue(environ []string, name string) string {
 	return v
 }
 
-func environ(entries []*apiclient.EnvEntry) []string {
+func environ(entries []*cmpapi.EnvEntry) []string {
 	env := os.Environ()
 	for _, e := range entries {
 		if e != nil && e.Name != "" && e.Value != "" {
@@ -169,14 +168,14 @@ func environ(entries []*apiclient.EnvEntry) []string {
 // the Application's path). It reads entry headers under the limits until
 // one matches, then only hashes the rest of the stream for its checksum:
 // discovery needs no file content, and nothing touches the disk.
-func scanRepo(ctx context.Context, stream cmp.StreamReceiver, pattern string, limits Limits) (bool, error) {
+func scanRepo(ctx context.Context, stream cmpapi.StreamReceiver, pattern string, limits Limits) (bool, error) {
 	matched, err := scanStream(ctx, stream, pattern, limits)
 	discardRefused(ctx, stream, err)
 	return matched, err
 }
 
 // scanStream is scanRepo, before a refused stream's rest is discarded.
-func scanStream(ctx context.Context, stream cmp.StreamReceiver, pattern string, limits Limits) (bool, error) {
+func scanStream(ctx context.Context, stream cmpapi.StreamReceiver, pattern string, limits Limits) (bool, error) {
 	header, err := stream.Recv()
 	if err != nil {
 		return false, fmt.Errorf("receiving the stream header: %w", err)
@@ -185,7 +184,7 @@ func scanStream(ctx context.Context, stream cmp.StreamReceiver, pattern string, 
 	switch {
 	case md == nil:
 		return false, fmt.Errorf("%w: the stream does not start with metadata", errRepo)
-	case md.GetSize_() > limits.RepoBytes:
+	case md.GetSize() > limits.RepoBytes:
 		return false, limits.repoBytesError()
 	}
 	full := path.Join(path.Clean("/"+filepath.ToSlash(md.GetAppRelPath())), pattern)

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	"github.com/argoproj/argo-cd/v2/common"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
@@ -25,6 +23,8 @@ import (
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/plugin"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
 )
 
 // Options configure Run.
@@ -81,7 +81,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	log.Info(names.BinarySidecar+" serving", "socket", socket, "plugin", pluginName(srv.cfg.Metadata.Name, srv.cfg.Spec.Version),
-		"contract", o.Contract, "metrics", o.MetricsAddr, "max_message_bytes", apiclient.MaxGRPCMessageSize, "limits", srv.limits)
+		"contract", o.Contract, "metrics", o.MetricsAddr, "max_message_bytes", cmpapi.MaxGRPCMessageSize, "limits", srv.limits)
 	if o.Ready != nil {
 		o.Ready(socket)
 	}
@@ -163,13 +163,13 @@ func stopMetrics(httpSrv *http.Server) {
 // and keepalive policy, as the stock cmp-server.
 func (s *Server) GRPCServer() (*grpc.Server, *health.Server) {
 	g := grpc.NewServer(
-		grpc.MaxRecvMsgSize(apiclient.MaxGRPCMessageSize),
-		grpc.MaxSendMsgSize(apiclient.MaxGRPCMessageSize),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: common.GetGRPCKeepAliveEnforcementMinimum()}),
+		grpc.MaxRecvMsgSize(cmpapi.MaxGRPCMessageSize),
+		grpc.MaxSendMsgSize(cmpapi.MaxGRPCMessageSize),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: cmpapi.KeepAliveEnforcementMinimum()}),
 		grpc.ChainUnaryInterceptor(s.recoverUnary),
 		grpc.ChainStreamInterceptor(s.recoverStream),
 	)
-	apiclient.RegisterConfigManagementPluginServiceServer(g, s)
+	cmpapi.RegisterConfigManagementPluginServiceServer(g, s)
 	h := health.NewServer()
 	grpc_health_v1.RegisterHealthServer(g, h)
 	return g, h

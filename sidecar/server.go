@@ -11,9 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
-	"github.com/argoproj/argo-cd/v2/util/buffered_context"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -21,6 +18,8 @@ import (
 	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
 )
 
 // timeoutBuffer ends server-side work this long before the request's
@@ -31,7 +30,7 @@ const timeoutBuffer = 100 * time.Millisecond
 // Config configures a Server.
 type Config struct {
 	// Plugin is the plugin.yaml the server announces (LoadPluginConfig).
-	Plugin *argoplugin.PluginConfig
+	Plugin *PluginConfig
 	// Contracts are the mounted cluster contracts.
 	Contracts *plugin.Contracts
 	// Logger receives one structured line per request (default: discard).
@@ -45,9 +44,9 @@ type Config struct {
 // Server implements Argo CD's ConfigManagementPluginService in-process.
 // It is safe for concurrent use.
 type Server struct {
-	apiclient.UnimplementedConfigManagementPluginServiceServer
+	cmpapi.UnimplementedConfigManagementPluginServiceServer
 
-	cfg       *argoplugin.PluginConfig
+	cfg       *PluginConfig
 	contracts *plugin.Contracts
 	log       *slog.Logger
 	metrics   *Metrics
@@ -59,7 +58,7 @@ type Server struct {
 	beforeRender func(ctx context.Context)
 }
 
-var _ apiclient.ConfigManagementPluginServiceServer = (*Server)(nil)
+var _ cmpapi.ConfigManagementPluginServiceServer = (*Server)(nil)
 
 // New returns a server for cfg.
 func New(cfg Config) (*Server, error) {
@@ -105,8 +104,8 @@ func (sl *slot) done() {
 }
 
 // CheckPluginConfiguration answers the repo-server's pre-flight call.
-func (s *Server) CheckPluginConfiguration(context.Context, *emptypb.Empty) (*apiclient.CheckPluginConfigurationResponse, error) {
-	return &apiclient.CheckPluginConfigurationResponse{
+func (s *Server) CheckPluginConfiguration(context.Context, *emptypb.Empty) (*cmpapi.CheckPluginConfigurationResponse, error) {
+	return &cmpapi.CheckPluginConfigurationResponse{
 		IsDiscoveryConfigured: s.cfg.Spec.Discover.IsDefined(),
 		ProvideGitCreds:       s.cfg.Spec.ProvideGitCreds,
 	}, nil
@@ -117,19 +116,19 @@ func (s *Server) CheckPluginConfiguration(context.Context, *emptypb.Empty) (*api
 // enabled, so that an Application naming the plugin still reaches
 // GenerateManifest and gets codeloc's precise message (file-missing, link
 // out of the repository); discovery without a name skips the plugin.
-func (s *Server) MatchRepository(stream apiclient.ConfigManagementPluginService_MatchRepositoryServer) error {
-	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
+func (s *Server) MatchRepository(stream cmpapi.ConfigManagementPluginService_MatchRepositoryServer) error {
+	ctx, cancel := withEarlierDeadline(stream.Context(), timeoutBuffer)
 	defer cancel()
 	matched, err := scanRepo(ctx, stream, s.discoveryPattern(), s.limits)
 	if errors.Is(err, errRepo) {
 		// Not discovered; a named Application learns why from GenerateManifest.
 		s.log.Warn("match repository: repository refused", "error", err.Error())
-		return stream.SendAndClose(&apiclient.RepositoryResponse{})
+		return stream.SendAndClose(&cmpapi.RepositoryResponse{})
 	}
 	if err != nil {
 		return streamError(ctx, err)
 	}
-	return stream.SendAndClose(&apiclient.RepositoryResponse{IsSupported: matched, IsDiscoveryEnabled: matched})
+	return stream.SendAndClose(&cmpapi.RepositoryResponse{IsSupported: matched, IsDiscoveryEnabled: matched})
 }
 
 // discoveryPattern is plugin.yaml's discovery rule, relative to the
@@ -143,21 +142,21 @@ func (s *Server) discoveryPattern() string {
 }
 
 // GetParametersAnnouncement announces plugin.yaml's static parameters.
-func (s *Server) GetParametersAnnouncement(stream apiclient.ConfigManagementPluginService_GetParametersAnnouncementServer) error {
+func (s *Server) GetParametersAnnouncement(stream cmpapi.ConfigManagementPluginService_GetParametersAnnouncementServer) error {
 	if err := drain(stream); err != nil {
 		return streamError(stream.Context(), err)
 	}
-	return stream.SendAndClose(&apiclient.ParametersAnnouncementResponse{ParameterAnnouncements: s.cfg.Spec.Parameters.Static})
+	return stream.SendAndClose(&cmpapi.ParametersAnnouncementResponse{ParameterAnnouncements: s.cfg.Spec.Parameters.Static})
 }
 
 // GenerateManifest receives the repository and renders the Application.
-func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService_GenerateManifestServer) error {
+func (s *Server) GenerateManifest(stream cmpapi.ConfigManagementPluginService_GenerateManifestServer) error {
 	start := time.Now()
 	if s.metrics != nil {
 		s.metrics.inflight.Inc()
 		defer s.metrics.inflight.Dec()
 	}
-	ctx, cancel := buffered_context.WithEarlierDeadline(stream.Context(), timeoutBuffer)
+	ctx, cancel := withEarlierDeadline(stream.Context(), timeoutBuffer)
 	defer cancel()
 	rec := &record{}
 	sl, err := s.take(ctx)
@@ -171,7 +170,7 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	rec.slot = sl
 	manifests, err := s.generate(ctx, stream, rec)
 	if err == nil {
-		if err = stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests}); err != nil {
+		if err = stream.SendAndClose(&cmpapi.ManifestResponse{Manifests: manifests}); err != nil {
 			rec.fail(ctx, err)
 		}
 	}
@@ -192,7 +191,7 @@ type record struct {
 // generate receives the repository into memory and renders it; errors
 // are gRPC status errors. The repository's copy is garbage once it
 // returns.
-func (s *Server) generate(ctx context.Context, stream apiclient.ConfigManagementPluginService_GenerateManifestServer, rec *record) ([]string, error) {
+func (s *Server) generate(ctx context.Context, stream cmpapi.ConfigManagementPluginService_GenerateManifestServer, rec *record) ([]string, error) {
 	start := time.Now()
 	repo, err := s.receive(ctx, stream)
 	rec.received = time.Since(start)
@@ -336,4 +335,14 @@ func redactURL(raw string) string {
 	}
 	u.User = nil
 	return u.String()
+}
+
+// withEarlierDeadline is ctx with its deadline, if any, brought forward by
+// buffer, so that an answer still reaches a caller that waits until the
+// deadline (Argo CD's buffered_context.WithEarlierDeadline).
+func withEarlierDeadline(ctx context.Context, buffer time.Duration) (context.Context, context.CancelFunc) {
+	if deadline, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, deadline.Add(-buffer))
+	}
+	return ctx, func() {}
 }

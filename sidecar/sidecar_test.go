@@ -11,22 +11,19 @@ import (
 	"testing"
 	"time"
 
-	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/plugin"
 )
 
-// TestPluginYAML loads the repo's plugin.yaml with Argo CD's own reader and
-// validator and checks what Argo CD derives from it.
+// TestPluginYAML loads the repo's plugin.yaml with the sidecar's reader
+// (Argo CD's rules; TestAnnouncementAndConfiguration holds its answers to
+// those of Argo CD's stock cmp-server reading the same file) and checks what
+// Argo CD derives from it.
 func TestPluginYAML(t *testing.T) {
 	t.Setenv("ARGOCD_PLUGINSOCKFILEPATH", "/home/argocd/cmp-server/plugins")
-	cfg, err := argoplugin.ReadPluginConfig(moduleRoot)
+	cfg, err := readPluginConfig(moduleRoot)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := argoplugin.ValidatePluginConfig(*cfg); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]any{
@@ -116,7 +113,7 @@ var backends = []backend{
 		codelocOnPath(t)
 		sockDir(t)
 		t.Setenv(plugin.EnvContract, contract)
-		startStock(t, moduleRoot)
+		startStock(t, moduleRoot, false)
 	}},
 }
 
@@ -270,27 +267,27 @@ func TestRequestProblems(t *testing.T) {
 	}{
 		{
 			name: "unknown parameter", fixture: "mediawatch",
-			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "overlay", String_: str("prod")}}},
+			opts: genOpts{params: pluginParams{{Name: "overlay", String_: str("prod")}}},
 			want: []string{`plugin-unknown-parameter spec.source.plugin.parameters[0]: unknown parameter "overlay" (codeloc's parameters are kustomize-root, contract)`},
 		},
 		{
 			name: "array parameter", fixture: "mediawatch",
-			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "kustomize-root", OptionalArray: &v1alpha1.OptionalArray{Array: []string{"a"}}}}},
+			opts: genOpts{params: pluginParams{{Name: "kustomize-root", Array: []string{"a"}}}},
 			want: []string{`plugin-bad-parameter spec.source.plugin.parameters[0]: parameter "kustomize-root" is a string, not a map or an array`},
 		},
 		{
 			name: "plugin env", fixture: "mediawatch",
-			opts: genOpts{env: v1alpha1.Env{{Name: "KUSTOMIZE_ROOT", Value: "overlays/prod"}}},
+			opts: genOpts{env: pluginEnv{{Name: "KUSTOMIZE_ROOT", Value: "overlays/prod"}}},
 			want: []string{`plugin-unknown-env spec.source.plugin.env: codeloc takes no plugin env, got "KUSTOMIZE_ROOT"`},
 		},
 		{
 			name: "kustomize root outside", fixture: "mediawatch",
-			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "kustomize-root", String_: str("../citation")}}},
+			opts: genOpts{params: pluginParams{{Name: "kustomize-root", String_: str("../citation")}}},
 			want: []string{`kustomize-root kustomize-root: "../citation" leaves the code-location folder`},
 		},
 		{
 			name: "contract not mounted", fixture: "mediawatch",
-			opts: genOpts{params: v1alpha1.ApplicationSourcePluginParameters{{Name: "contract", String_: str("staging")}}},
+			opts: genOpts{params: pluginParams{{Name: "contract", String_: str("staging")}}},
 			want: []string{`contract-not-found spec.source.plugin.parameters.contract: contract "staging" is not mounted (mounted: example)`},
 		},
 		{
@@ -358,7 +355,7 @@ func TestParameters(t *testing.T) {
 				}
 			})
 			t.Run("kustomize-root and contract", func(t *testing.T) {
-				res, err := generate(context.Background(), "param-root", genOpts{params: v1alpha1.ApplicationSourcePluginParameters{
+				res, err := generate(context.Background(), "param-root", genOpts{params: pluginParams{
 					{Name: "kustomize-root", String_: str("deploy")},
 					{Name: "contract", String_: str("staging")},
 				}})

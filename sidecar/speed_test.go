@@ -1,28 +1,28 @@
 package sidecar
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	argoplugin "github.com/argoproj/argo-cd/v2/cmpserver/plugin"
-	"github.com/argoproj/argo-cd/v2/util/cmp"
-	"github.com/argoproj/argo-cd/v2/util/tgzstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/render/emit"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
+	"github.com/codeloc/codeloc/sidecar/cmpapi/cmptest"
 )
 
 // speedVariant is one way of rendering fixtures/citation once.
@@ -116,15 +116,11 @@ func startKustomize(b *testing.B, kustomize string) string {
 	if err != nil {
 		b.Fatal(err)
 	}
+	data = bytes.Replace(data, []byte("command: [kustomize,"), []byte("command: ["+strconv.Quote(kustomize)+","), 1)
 	if err := writeFile(filepath.Join(dir, "plugin.yaml"), data); err != nil {
 		b.Fatal(err)
 	}
-	return startStock(b, dir, func(c *argoplugin.PluginConfig) {
-		c.Spec.Generate.Command[0] = kustomize
-		if speedNoDiscovery() {
-			c.Spec.Discover = argoplugin.Discover{}
-		}
-	})
+	return startStock(b, dir, speedNoDiscovery())
 }
 
 // speedNoDiscovery reports CODELOC_SPEED_DISCOVERY=off: both servers then
@@ -189,7 +185,7 @@ func citationEnv() []string {
 // preparedCalls are the streams the repo-server sends for one render of
 // citation with manifest-generate-paths, tarred once.
 type preparedCalls struct {
-	matchHeader, generateHeader *apiclient.AppStreamRequest
+	matchHeader, generateHeader *cmpapi.AppStreamRequest
 	repo, app                   []byte
 	noMatch                     bool // no discovery: no MatchRepository call
 }
@@ -208,18 +204,13 @@ func prepareCalls(b testing.TB) *preparedCalls {
 }
 
 // tarball is root as the repo-server streams it for the app at appPath.
-func tarball(root, appPath string) (*apiclient.AppStreamRequest, []byte, error) {
-	tgz, header, err := cmp.GetCompressedRepoAndMetadata(root, appPath, citationEnv(), nil, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer tgzstream.CloseAndDelete(tgz)
-	data, err := io.ReadAll(tgz)
+func tarball(root, appPath string) (*cmpapi.AppStreamRequest, []byte, error) {
+	data, header, err := cmptest.CompressRepo(root, appPath, citationEnv())
 	return header, data, err
 }
 
 // all makes the repo-server's calls for one render.
-func (p *preparedCalls) all(client apiclient.ConfigManagementPluginServiceClient) error {
+func (p *preparedCalls) all(client cmpapi.ConfigManagementPluginServiceClient) error {
 	ctx := context.Background()
 	if _, err := client.CheckPluginConfiguration(ctx, &emptypb.Empty{}); err != nil {
 		return err
@@ -244,7 +235,7 @@ func (p *preparedCalls) all(client apiclient.ConfigManagementPluginServiceClient
 }
 
 // generate makes the GenerateManifest call alone.
-func (p *preparedCalls) generate(client apiclient.ConfigManagementPluginServiceClient) error {
+func (p *preparedCalls) generate(client cmpapi.ConfigManagementPluginServiceClient) error {
 	st, err := client.GenerateManifest(context.Background())
 	if err != nil {
 		return err
@@ -260,13 +251,13 @@ func (p *preparedCalls) generate(client apiclient.ConfigManagementPluginServiceC
 }
 
 // sendChunks sends a header and data in the repo-server's chunk size.
-func sendChunks(s cmp.StreamSender, header *apiclient.AppStreamRequest, data []byte) error {
+func sendChunks(s cmpapi.StreamSender, header *cmpapi.AppStreamRequest, data []byte) error {
 	if err := s.Send(header); err != nil {
 		return err
 	}
 	for rest := data; len(rest) > 0; {
 		n := min(len(rest), 1024) // ARGOCD_CMP_CHUNK_SIZE's default
-		if err := s.Send(cmp.AppFileRequest(rest[:n])); err != nil {
+		if err := s.Send(cmpapi.FileRequest(rest[:n])); err != nil {
 			return err
 		}
 		rest = rest[n:]
@@ -274,13 +265,13 @@ func sendChunks(s cmp.StreamSender, header *apiclient.AppStreamRequest, data []b
 	return nil
 }
 
-func clientOf(b testing.TB, socket string) apiclient.ConfigManagementPluginServiceClient {
+func clientOf(b testing.TB, socket string) cmpapi.ConfigManagementPluginServiceClient {
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { conn.Close() })
-	return apiclient.NewConfigManagementPluginServiceClient(conn)
+	return cmpapi.NewConfigManagementPluginServiceClient(conn)
 }
 
 // BenchmarkThroughput reports renders/s at concurrency 8 for the sidecar

@@ -27,7 +27,7 @@ func TestEmittedPodsPassRestricted(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	eval, err := psa.NewEvaluator(psa.DefaultChecks())
+	eval, err := psa.NewEvaluator(psa.DefaultChecks(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestReloadPodOnlyWhenThereIsSomethingToReload(t *testing.T) {
 // TestEmittedPodsPassRestricted does for the PreSync pods.
 func TestReloadPodPassesRestricted(t *testing.T) {
 	d, c := reloadInputs(t)
-	eval, err := psa.NewEvaluator(psa.DefaultChecks())
+	eval, err := psa.NewEvaluator(psa.DefaultChecks(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ var marshalerType = reflect.TypeFor[json.Marshaler]()
 
 // value is v as encoding/json writes it and reads it back into an any
 // (maps, slices, strings, booleans, int64 and float64 numbers): json tags,
-// omitempty, embedded structs inlined, json.Marshaler honoured. It visits
+// omitempty, omitzero, embedded structs inlined, json.Marshaler honoured. It visits
 // only the values the object holds, where encoding/json first builds an
 // encoder for every type the object's type can reach (for a Pod, every
 // volume source and probe: two milliseconds in a process that renders
@@ -74,7 +74,8 @@ func fields(v reflect.Value, m map[string]any) error {
 		case name == "":
 			name = f.Name
 		}
-		if strings.Contains(","+opts+",", ",omitempty,") && empty(fv) {
+		if strings.Contains(","+opts+",", ",omitempty,") && empty(fv) ||
+			strings.Contains(","+opts+",", ",omitzero,") && zero(fv) {
 			continue
 		}
 		val, err := value(fv)
@@ -120,6 +121,23 @@ func sliceValue(v reflect.Value) (any, error) {
 		items[i] = val
 	}
 	return items, nil
+}
+
+var isZeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
+
+// zero is encoding/json's omitzero rule: the value's IsZero method when it
+// has one (metav1.Time's, since Kubernetes 1.35), else the zero value.
+func zero(v reflect.Value) bool {
+	if v.Type().Implements(isZeroerType) {
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			return true
+		}
+		return v.Interface().(interface{ IsZero() bool }).IsZero()
+	}
+	if v.CanAddr() && v.Addr().Type().Implements(isZeroerType) {
+		return v.Addr().Interface().(interface{ IsZero() bool }).IsZero()
+	}
+	return v.IsZero()
 }
 
 // empty is encoding/json's omitempty rule.

@@ -30,6 +30,9 @@ func (in *Context) deviceFaults(spec *corev1.PodSpec, path string) []Fault {
 		faults = append(faults, in.resourceFaults(who, c.Resources, at)...)
 		faults = append(faults, containerClaimFaults(who, c.Resources.Claims, claims, at)...)
 	}
+	if spec.Resources != nil { // pod-level resources: cpu, memory, huge pages
+		faults = append(faults, in.resourceFaults("the pod", *spec.Resources, path+".resources")...)
+	}
 	for i := range spec.InitContainers {
 		each("initContainers", i, &spec.InitContainers[i])
 	}

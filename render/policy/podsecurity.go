@@ -18,7 +18,7 @@ import (
 // admission; built on first use, so that a render without pods, and every
 // other command, does not pay for it.
 var podSecurityEvaluator = sync.OnceValue(func() psa.Evaluator {
-	e, err := psa.NewEvaluator(psa.DefaultChecks())
+	e, err := psa.NewEvaluator(psa.DefaultChecks(), nil) // nil: the newest checks this module has
 	if err != nil {
 		panic(err) // the library's own checks are valid by construction
 	}
@@ -109,6 +109,7 @@ var podSecurityFixes = map[string]string{
 	"forbidden AppArmor profile":        "use the RuntimeDefault or a Localhost AppArmor profile, never Unconfined",
 	"forbidden AppArmor profiles":       "use the RuntimeDefault or a Localhost AppArmor profile, never Unconfined",
 	"hostProcess":                       "remove securityContext.windowsOptions.hostProcess",
+	"probe or lifecycle host":           "remove host from the probes' and lifecycle handlers' httpGet and tcpSocket (they then reach the pod's own address)",
 }
 
 // podSecurityHint is the fix of a failed check, or the general advice.

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	psaapi "k8s.io/pod-security-admission/api"
 
 	"github.com/codeloc/codeloc/validate"
@@ -76,6 +77,14 @@ func TestCheckPodSecurity(t *testing.T) {
           image: registry:80/citation-dagster:a3f9c1d
 `), want: []string{
 			`pod-security ` + spec + `: violates PodSecurity "baseline:latest": forbidden AppArmor profile (annotation must not set AppArmor profile type to "container.apparmor.security.beta.kubernetes.io/app="unconfined"")`,
+		}},
+		{name: "a probe that reaches another host (baseline since Kubernetes 1.34)", level: "baseline", objects: podDeployment("", `      containers:
+        - name: app
+          image: registry:80/citation-dagster:a3f9c1d
+          readinessProbe: {tcpSocket: {host: 10.0.0.1, port: 5432}}
+          lifecycle: {preStop: {httpGet: {host: metadata.internal, port: 80, path: /}}}
+`), want: []string{
+			`pod-security ` + spec + `: violates PodSecurity "baseline:latest": probe or lifecycle host (container "app" uses probe or lifecycle hosts "10.0.0.1", "metadata.internal")`,
 		}},
 		{name: "plain pod at restricted", level: "restricted", objects: podDeployment("", `      containers:
         - name: app
@@ -178,6 +187,7 @@ func TestPodSecurityFixesKnowEveryCheck(t *testing.T) {
 		Volumes: []corev1.Volume{{Name: "root", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}},
 		Containers: []corev1.Container{{
 			Name: "app", Ports: []corev1.ContainerPort{{HostPort: 80}},
+			LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "169.254.169.254", Port: intstr.FromInt32(80)}}},
 			SecurityContext: &corev1.SecurityContext{
 				Privileged: psaPtr(true), ProcMount: psaPtr(corev1.UnmaskedProcMount),
 				Capabilities:    &corev1.Capabilities{Add: []corev1.Capability{"SYS_ADMIN"}},

@@ -34,7 +34,7 @@ func (reachRule) Codes() []Code {
 		{CodeVolumeType, "A pod mounts a volume type outside the allowlist (configMap, secret, projected, downwardAPI, emptyDir, persistentVolumeClaim, ephemeral; csi with a driver of policy.csiDrivers): network file systems, disks, gitRepo, image..."},
 		{CodeResourceExtended, "A container requests or limits a resource other than cpu, memory and ephemeral-storage: huge pages, or an extended resource (a GPU...) the contract's policy.extendedResources does not list."},
 		{CodeResourceClaim, "A pod claims devices (dynamic resource allocation) other than from a ResourceClaimTemplate of the contract's policy.resourceClaimTemplates: a shared ResourceClaim, another template."},
-		{CodePodClusterRef, "A pod names a PriorityClass or RuntimeClass outside the contract's policy.priorityClasses or policy.runtimeClasses, or a scheduler other than default-scheduler."},
+		{CodePodClusterRef, "A pod names a PriorityClass or RuntimeClass outside the contract's policy.priorityClasses or policy.runtimeClasses, a scheduler other than default-scheduler, a PodGroup (schedulingGroup) another code-location owns, or eviction responders."},
 	}
 }
 

@@ -218,6 +218,12 @@ func TestReachHints(t *testing.T) {
 			want: "remove it: the platform offers code-locations no PriorityClass; ask it to list one in policy.priorityClasses"},
 		{name: "a scheduler", spec: `  schedulerName: volcano`,
 			want: "remove it: the default scheduler places every code-location's pods"},
+		{name: "another's PodGroup", spec: `  schedulingGroup: {podGroupName: media-gang}`,
+			want: "name a PodGroup of the code-location (citation or citation-*), or remove schedulingGroup"},
+		{name: "eviction responders", spec: `  evictionResponders: [{name: acme.io/hold, priority: 10}]`,
+			want: "remove it: the platform's controllers evict every code-location's pods"},
+		{name: "pod-level huge pages", spec: `  resources: {limits: {hugepages-2Mi: 64Mi, memory: 1Gi}}`,
+			want: "remove it and request memory: a code-location's memory is what its declaration budgets"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,6 +257,10 @@ func TestReachAPIFields(t *testing.T) {
 			"HostAliases", "PriorityClassName", "Priority", "DNSConfig", "ReadinessGates", "RuntimeClassName",
 			"EnableServiceLinks", "PreemptionPolicy", "Overhead", "TopologySpreadConstraints", "SetHostnameAsFQDN", "OS",
 			"HostUsers", "SchedulingGates", "ResourceClaims",
+			"Resources",          // requests.go (podRequest), devices.go
+			"HostnameOverride",   // the pod's own hostname: no reach
+			"SchedulingGroup",    // clusterrefs.go (groupFaults)
+			"EvictionResponders", // clusterrefs.go (groupFaults)
 		}},
 		{reflect.TypeFor[corev1.ResourceRequirements](), []string{"Limits", "Requests", "Claims"}},
 	}

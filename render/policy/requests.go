@@ -86,14 +86,18 @@ func (requestRule) Check(in *Context, objs []*yaml.RNode) problem.Problems {
 	return append(ps, in.totalOverDeclared(workloads)...)
 }
 
-// missingRequests refuses containers that request no cpu or no memory:
-// their pods would fit the budget on paper only.
+// missingRequests refuses containers that request no cpu or no memory
+// (unless the pod-level resources request it): their pods would fit the
+// budget on paper only.
 func (in *Context) missingRequests(o, spec *yaml.RNode, specPath string) problem.Problems {
 	var ps problem.Problems
 	for _, f := range []string{"initContainers", "containers"} {
 		for i, c := range node.Sequence(spec, f) {
 			var missing []string
 			for _, r := range budgetedResources {
+				if pod := withPodLevel(resource.Quantity{}, false, podLevelQuantity(spec, "requests", r), podLevelQuantity(spec, "limits", r)); !pod.IsZero() {
+					continue // the pod-level request budgets it
+				}
 				if _, requested := containerRequest(c, r); !requested {
 					missing = append(missing, "no "+string(r))
 				}
@@ -136,22 +140,58 @@ func containerRequest(c *yaml.RNode, r corev1.ResourceName) (q resource.Quantity
 // the sum of the containers and of the restartable (sidecar) init
 // containers, or the largest need of an init container if more; an
 // ordinary init container runs beside the sidecars started before it.
+// Pod-level resources (KEP-2837), when set, replace that sum.
 func podRequest(spec *yaml.RNode) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for _, r := range budgetedResources {
 		var containers []resource.Quantity
 		var inits []initRequest
+		set := false
 		for _, c := range node.Sequence(spec, "containers") {
 			q, _ := containerRequest(c, r)
 			containers = append(containers, q)
+			set = set || containerSets(c, r)
 		}
 		for _, c := range node.Sequence(spec, "initContainers") {
 			q, _ := containerRequest(c, r)
 			inits = append(inits, initRequest{q, scalarValueAt(c, "restartPolicy") == string(corev1.ContainerRestartPolicyAlways)})
+			set = set || containerSets(c, r)
 		}
-		out[r] = schedulerRequest(containers, inits)
+		out[r] = withPodLevel(schedulerRequest(containers, inits), set, podLevelQuantity(spec, "requests", r), podLevelQuantity(spec, "limits", r))
 	}
 	return out
+}
+
+// containerSets reports whether c requests or limits r (0 included).
+func containerSets(c *yaml.RNode, r corev1.ResourceName) bool {
+	return scalarValueAt(c, "resources", "requests", string(r)) != "" || scalarValueAt(c, "resources", "limits", string(r)) != ""
+}
+
+// podLevelQuantity is spec.resources.<from>.<r>, nil when unset or not a
+// quantity (wellFormedRule reports that).
+func podLevelQuantity(spec *yaml.RNode, from string, r corev1.ResourceName) *resource.Quantity {
+	q, err := resource.ParseQuantity(scalarValueAt(spec, "resources", from, string(r)))
+	if err != nil {
+		return nil
+	}
+	return &q
+}
+
+// withPodLevel is the scheduler's request of a pod whose containers add up
+// to aggregate (containersSet: some container requests or limits the
+// resource), given its pod-level request and limit (each nil when unset):
+// the pod-level request; else, as the API server defaults it, the
+// containers' when any sets it, else the pod-level limit
+// (k8s.io/component-helpers/resource PodRequests after pkg/apis/core/v1
+// defaultPodRequests).
+func withPodLevel(aggregate resource.Quantity, containersSet bool, request, limit *resource.Quantity) resource.Quantity {
+	switch {
+	case request != nil:
+		return request.DeepCopy()
+	case limit != nil && !containersSet:
+		return limit.DeepCopy()
+	}
+	return aggregate
 }
 
 // initRequest is an init container's request, and whether it is a native

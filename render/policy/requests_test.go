@@ -113,6 +113,31 @@ spec:
 `, want: []string{
 			"requests-over-declared CronJob/citation-refresh.spec.jobTemplate.spec.template.spec: a pod of this CronJob requests 2Gi memory, more than the declared resources.memory 1Gi",
 		}},
+		{name: "pod-level requests budget containers that request none", objects: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: citation-dagster}
+spec:
+  template:
+    spec:
+      resources: {requests: {cpu: 300m, memory: 256Mi}}
+      containers:
+        - {name: app, image: registry:80/citation-dagster:a3f9c1d}
+        - {name: log, image: registry:80/busybox:1.36}
+`},
+		{name: "pod-level requests replace the containers' sum, over the declared", objects: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: citation-dagster}
+spec:
+  replicas: 2
+  template:
+    spec:
+      resources: {requests: {cpu: "2"}, limits: {memory: 2Gi}}
+      containers:
+        - {name: app, image: registry:80/citation-dagster:a3f9c1d, resources: {requests: {cpu: 10m}}}
+`, want: []string{
+			"requests-over-declared " + dagster + ": pods request 4 cpu in all (Deployment/citation-dagster: 2 × 2), more than the declared resources.cpu 500m",
+			"requests-over-declared " + dagster + ": pods request 4Gi memory in all (Deployment/citation-dagster: 2 × 2Gi), more than the declared resources.memory 1Gi",
+		}},
 		{name: "parallel Job pods add up, as many as completions allow", objects: join(
 			strings.Replace(requestsJob("citation-fan", "200m", "256Mi"), "spec:\n", "spec:\n  parallelism: 4\n", 1),
 			strings.Replace(requestsJob("citation-two", "200m", "256Mi"), "spec:\n", "spec:\n  parallelism: 10\n  completions: 2\n", 1),

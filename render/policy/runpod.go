@@ -217,8 +217,8 @@ func (b *Binding) Faults(c *Consumption) []Fault {
 }
 
 // PodSpecRequests is what the scheduler reserves of r for a pod of spec
-// (schedulerRequest), after the API server's defaulting of a request to
-// its limit.
+// (schedulerRequest, withPodLevel), after the API server's defaulting of a
+// request to its limit.
 func PodSpecRequests(spec *corev1.PodSpec, r corev1.ResourceName) resource.Quantity {
 	amount := func(c *corev1.Container) resource.Quantity {
 		if q, ok := c.Resources.Requests[r]; ok {
@@ -226,14 +226,31 @@ func PodSpecRequests(spec *corev1.PodSpec, r corev1.ResourceName) resource.Quant
 		}
 		return c.Resources.Limits[r].DeepCopy()
 	}
+	set := false
+	sets := func(c *corev1.Container) bool {
+		_, req := c.Resources.Requests[r]
+		_, lim := c.Resources.Limits[r]
+		return req || lim
+	}
 	containers := make([]resource.Quantity, len(spec.Containers))
 	for i := range spec.Containers {
 		containers[i] = amount(&spec.Containers[i])
+		set = set || sets(&spec.Containers[i])
 	}
 	inits := make([]initRequest, len(spec.InitContainers))
 	for i := range spec.InitContainers {
 		c := &spec.InitContainers[i]
 		inits[i] = initRequest{amount(c), c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways}
+		set = set || sets(c)
 	}
-	return schedulerRequest(containers, inits)
+	var request, limit *resource.Quantity
+	if spec.Resources != nil {
+		if q, ok := spec.Resources.Requests[r]; ok {
+			request = &q
+		}
+		if q, ok := spec.Resources.Limits[r]; ok {
+			limit = &q
+		}
+	}
+	return withPodLevel(schedulerRequest(containers, inits), set, request, limit)
 }

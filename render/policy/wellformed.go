@@ -30,7 +30,10 @@ import (
 // of the k8s.io modules in go.mod. (A table rather than a runtime.Scheme:
 // registering whole API groups costs a millisecond at every process start.)
 var builtinTypes = map[string]func() any{
-	"v1/ConfigMap": func() any { return &corev1.ConfigMap{} }, "v1/Endpoints": func() any { return &corev1.Endpoints{} },
+	"v1/ConfigMap": func() any { return &corev1.ConfigMap{} },
+	// Deprecated since 1.33 but still served: a code-location may carry one.
+	"v1/Endpoints": func() any { return &corev1.Endpoints{} }, //nolint:staticcheck // SA1019: read as the API server reads it
+
 	"v1/LimitRange": func() any { return &corev1.LimitRange{} }, "v1/PersistentVolumeClaim": func() any { return &corev1.PersistentVolumeClaim{} },
 	"v1/Pod": func() any { return &corev1.Pod{} }, "v1/PodTemplate": func() any { return &corev1.PodTemplate{} },
 	"v1/ReplicationController": func() any { return &corev1.ReplicationController{} }, "v1/ResourceQuota": func() any { return &corev1.ResourceQuota{} },

@@ -15,15 +15,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/cmpserver/apiclient"
-	"github.com/argoproj/argo-cd/v2/util/cmp"
-	"github.com/argoproj/argo-cd/v2/util/tgzstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/codeloc/codeloc/internal/testbuf"
 	"github.com/codeloc/codeloc/validate"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
+	"github.com/codeloc/codeloc/sidecar/cmpapi/cmptest"
 )
 
 // inFlight is how many requests are in flight when SIGTERM comes.
@@ -57,7 +57,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 	socket := filepath.Join(socks, "codeloc-v1.sock")
 	waitUntil(t, "the socket", logs, func() bool { _, err := os.Stat(socket); return err == nil })
 	client := dialSocket(t, socket)
-	streams := make([]apiclient.ConfigManagementPluginService_GenerateManifestClient, inFlight)
+	streams := make([]cmpapi.ConfigManagementPluginService_GenerateManifestClient, inFlight)
 	for i := range streams {
 		st, err := client.GenerateManifest(context.Background())
 		if err != nil {
@@ -66,7 +66,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 		if err := st.Send(header); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Send(cmp.AppFileRequest(data[:len(data)/2])); err != nil {
+		if err := st.Send(cmpapi.FileRequest(data[:len(data)/2])); err != nil {
 			t.Fatal(err)
 		}
 		streams[i] = st
@@ -99,7 +99,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 
 // citationStream is fixtures/citation as the repo-server streams it with
 // manifest-generate-paths: the header, then the tarball.
-func citationStream(t *testing.T) (*apiclient.AppStreamRequest, []byte) {
+func citationStream(t *testing.T) (*cmpapi.AppStreamRequest, []byte) {
 	t.Helper()
 	app, err := filepath.Abs(filepath.Join("..", "..", "..", "fixtures", "citation"))
 	if err != nil {
@@ -107,30 +107,25 @@ func citationStream(t *testing.T) (*apiclient.AppStreamRequest, []byte) {
 	}
 	env := []string{"ARGOCD_APP_NAME=citation", "ARGOCD_APP_NAMESPACE=dagster", "ARGOCD_APP_SOURCE_PATH=fixtures/citation",
 		"KUBE_API_VERSIONS=v1,apps/v1,batch/v1,rbac.authorization.k8s.io/v1,objectbucket.io/v1alpha1", "ARGOCD_APP_PARAMETERS=null"}
-	tgz, header, err := cmp.GetCompressedRepoAndMetadata(app, app, env, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgzstream.CloseAndDelete(tgz)
-	data, err := io.ReadAll(tgz)
+	data, header, err := cmptest.CompressRepo(app, app, env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return header, data
 }
 
-func dialSocket(t *testing.T, socket string) apiclient.ConfigManagementPluginServiceClient {
+func dialSocket(t *testing.T, socket string) cmpapi.ConfigManagementPluginServiceClient {
 	t.Helper()
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return apiclient.NewConfigManagementPluginServiceClient(conn)
+	return cmpapi.NewConfigManagementPluginServiceClient(conn)
 }
 
 // refused checks a new call fails once shutdown began.
-func refused(t *testing.T, where string, client apiclient.ConfigManagementPluginServiceClient) {
+func refused(t *testing.T, where string, client cmpapi.ConfigManagementPluginServiceClient) {
 	t.Helper()
 	// gRPC's graceful stop closes the listener (the socket goes), then
 	// drains each open connection: a call sent before the client reads the
@@ -157,7 +152,7 @@ func refused(t *testing.T, where string, client apiclient.ConfigManagementPlugin
 }
 
 // finish sends the rest of each in-flight upload and checks each answer.
-func finish(t *testing.T, streams []apiclient.ConfigManagementPluginService_GenerateManifestClient, rest []byte) {
+func finish(t *testing.T, streams []cmpapi.ConfigManagementPluginService_GenerateManifestClient, rest []byte) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, len(streams))
@@ -165,7 +160,7 @@ func finish(t *testing.T, streams []apiclient.ConfigManagementPluginService_Gene
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := st.Send(cmp.AppFileRequest(rest)); err != nil {
+			if err := st.Send(cmpapi.FileRequest(rest)); err != nil {
 				errs <- fmt.Errorf("request %d: sending: %w", i, err)
 				return
 			}

@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/argoproj/argo-cd/v2/common"
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,6 +23,8 @@ import (
 	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/sidecar"
+
+	"github.com/codeloc/codeloc/sidecar/cmpapi"
 )
 
 const longFormat = `codeloc-sidecar runs beside Argo CD's repo-server as the codeloc Config
@@ -38,7 +39,7 @@ mounted file changes. Logs are JSON lines on stderr.
 
 Environment:
   CODELOC_CONTRACT            the contract when --contract is not given
-  ARGOCD_PLUGINSOCKFILEPATH   plugins socket folder (default ` + common.DefaultPluginSockFilePath + `)
+  ARGOCD_PLUGINSOCKFILEPATH   plugins socket folder (default ` + cmpapi.DefaultPluginSockFilePath + `)
   ARGOCD_GRPC_MAX_SIZE_MB     gRPC message size limit in MiB (default 100)
   ARGOCD_GRPC_KEEP_ALIVE_MIN  minimum client keepalive interval (default 10s)
 Parameters an Application may set (spec.source.plugin.parameters):
@@ -105,7 +106,7 @@ func newServerCmd(logs io.Writer) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Contract, "contract", os.Getenv(names.EnvContract), "cluster contract: a file, or a folder of <name>.yaml contracts (a mounted ConfigMap), as `FILE|DIR` (default $"+names.EnvContract+")")
-	fl.StringVar(&o.ConfigDir, "config-dir", common.DefaultPluginConfigFilePath, "folder `DIR` holding plugin.yaml: name, version, discovery and parameters")
+	fl.StringVar(&o.ConfigDir, "config-dir", cmpapi.DefaultPluginConfigFilePath, "folder `DIR` holding plugin.yaml: name, version, discovery and parameters")
 	fl.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics (Prometheus) and /healthz over HTTP on `ADDR`, e.g. :9095 (default: off)")
 	fl.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "on SIGTERM, how long in-flight renders may finish")
 	fl.StringVar(&level, "log-level", "info", "debug, info, warn or error")

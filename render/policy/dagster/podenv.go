@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -143,12 +144,13 @@ func (e podEnv) expand(in string) (string, int, string) {
 			}
 			i += 2 + end
 		default:
-			// As the kubelet's code does: the byte after $ is written as
-			// the rune of that value (string(input[0])), so a byte of a
-			// multi-byte character becomes another character.
+			// As the kubelet's code does since Kubernetes 1.37: the
+			// character after $ is kept, an invalid UTF-8 byte becomes
+			// U+FFFD (before, each byte became the rune of its value).
+			r, size := utf8.DecodeRuneInString(in[i+1:])
 			b.WriteByte('$')
-			b.WriteString(string(rune(in[i+1])))
-			i++
+			b.WriteString(string(r))
+			i += size
 		}
 	}
 	return b.String(), unknownAt, why
