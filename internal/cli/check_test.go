@@ -1,0 +1,234 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codeloc/codeloc/check"
+	"github.com/codeloc/codeloc/internal/cli"
+	"github.com/codeloc/codeloc/internal/golden"
+)
+
+// atlasRepo is a real git repo built like the e2e's atlas repo (e2e/repos.go:
+// fixtures/mediawatch and fixtures/citation, one commit), with fixed
+// authors and dates so that its ids, and the reports, are stable.
+type atlasRepo struct {
+	t   *testing.T
+	dir string
+}
+
+// newAtlasRepo builds the repo in a temporary folder.
+func newAtlasRepo(t *testing.T) *atlasRepo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := &atlasRepo{t: t, dir: filepath.Join(t.TempDir(), "atlas")}
+	a.git("init", "-q", "-b", "main", a.dir)
+	for _, cl := range []string{"mediawatch", "citation"} {
+		if err := os.CopyFS(filepath.Join(a.dir, cl), os.DirFS(filepath.Join("../../fixtures", cl))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.commit("atlas: mediawatch and citation")
+	return a
+}
+
+// git runs git in the repo and returns its stdout.
+func (a *atlasRepo) git(args ...string) string {
+	a.t.Helper()
+	cmd := exec.Command("git", args...)
+	if args[0] != "init" {
+		cmd.Dir = a.dir
+	}
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=atlas", "GIT_AUTHOR_EMAIL=atlas@example.com",
+		"GIT_COMMITTER_NAME=atlas", "GIT_COMMITTER_EMAIL=atlas@example.com",
+		"GIT_AUTHOR_DATE=2026-12-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-12-01T00:00:00Z",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		a.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// write writes the file rel of the work tree.
+func (a *atlasRepo) write(rel, text string) {
+	a.t.Helper()
+	p := filepath.Join(a.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		a.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// edit replaces old by new, once, in the file rel.
+func (a *atlasRepo) edit(rel, old, new string) {
+	a.t.Helper()
+	data, err := os.ReadFile(filepath.Join(a.dir, rel))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		a.t.Fatalf("%s does not hold %q", rel, old)
+	}
+	a.write(rel, strings.Replace(string(data), old, new, 1))
+}
+
+// clone copies the code-location from into to, renamed (e2e's
+// cloneCodeLocation).
+func (a *atlasRepo) clone(from, to string) {
+	a.t.Helper()
+	src := filepath.Join(a.dir, from)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		a.write(filepath.Join(to, rel), strings.ReplaceAll(string(data), from, to))
+		return nil
+	})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// commit stages everything and commits it.
+func (a *atlasRepo) commit(msg string) {
+	a.t.Helper()
+	a.git("add", "-A")
+	a.git("commit", "-q", "-m", msg)
+}
+
+// check runs `codeloc check` in-process on the repo.
+func (a *atlasRepo) check(args ...string) (int, string, string) {
+	a.t.Helper()
+	return runCLI(a.t, append([]string{"check", "--repo", a.dir}, args...)...)
+}
+
+// The three changes of issue 33, each compared with its golden reports.
+var checkScenarios = []struct {
+	name   string
+	change func(a *atlasRepo)
+	exit   int
+}{{
+	// A pod reads a secret its declaration does not name: refused, with
+	// the file and line of the reference.
+	name: "undeclared-secret",
+	change: func(a *atlasRepo) {
+		a.edit("citation/deployment.yaml", "            - name: DAGSTER_PG_PASSWORD\n", `            - name: API_TOKEN
+              valueFrom:
+                secretKeyRef:
+                  name: citation-api-token
+                  key: token
+            - name: DAGSTER_PG_PASSWORD
+`)
+	},
+	exit: cli.ExitInvalid,
+}, {
+	// A migration added: its lint findings are listed (a blocking index
+	// build is refused).
+	name: "migration-added",
+	change: func(a *atlasRepo) {
+		a.write("citation/migrations/002-researchers-name.sql", "CREATE INDEX researchers_name ON researchers (full_name);\n")
+		a.edit("citation/code-location.manifest.yaml", "migrations: [001-researchers-hnsw.sql]", "migrations: [001-researchers-hnsw.sql, 002-researchers-name.sql]")
+	},
+	exit: cli.ExitInvalid,
+}, {
+	// A dependency added (a new code-location mediawatch now reads): the
+	// waves of mediawatch and of citation, which depends on it, move.
+	name: "dependency-added",
+	change: func(a *atlasRepo) {
+		a.clone("mediawatch", "feeds")
+		a.edit("mediawatch/code-location.manifest.yaml", "dependsOn:\n", "dependsOn:\n  codeLocations: [feeds]\n")
+	},
+	exit: cli.ExitOK,
+}}
+
+// TestCheckScenarios makes each change on the e2e's atlas repo and
+// compares the Markdown and JSON reports with their goldens.
+func TestCheckScenarios(t *testing.T) {
+	contract := exampleContractFile(t)
+	for _, sc := range checkScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			a := newAtlasRepo(t)
+			sc.change(a)
+			a.commit(sc.name)
+			for _, format := range []string{"markdown", "json"} {
+				code, stdout, stderr := a.check("--base", "HEAD~1", "--head", "HEAD", "--contract", contract, "--format", format)
+				if code != sc.exit {
+					t.Fatalf("%s: exit %d, want %d; stderr:\n%s", format, code, sc.exit, stderr)
+				}
+				if stderr != "" {
+					t.Errorf("%s: stderr is not empty:\n%s", format, stderr)
+				}
+				ext := map[string]string{"markdown": ".md", "json": ".json"}[format]
+				stdout = strings.ReplaceAll(stdout, contract, "CONTRACT")
+				golden.Check(t, filepath.Join("testdata", "check", sc.name+ext), []byte(stdout), "go test ./internal/cli -run TestCheckScenarios -update")
+			}
+		})
+	}
+}
+
+// TestCheckSameRefusalsAsGenerate: for the same contract and folder, the
+// check's problems are exactly those of the sidecar's render path
+// (`codeloc generate`, plugin.Generate), codes, files and lines included.
+func TestCheckSameRefusalsAsGenerate(t *testing.T) {
+	contract := exampleContractFile(t)
+	for _, sc := range checkScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			a := newAtlasRepo(t)
+			sc.change(a)
+			a.commit(sc.name)
+			_, stdout, _ := a.check("--base", "HEAD~1", "--contract", contract, "--format", "json")
+			var r check.Report
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatal(err)
+			}
+			for _, loc := range r.CodeLocations {
+				var got []string
+				for _, p := range loc.Problems {
+					got = append(got, p.String())
+				}
+				code, gout, gerr := generateIn(t, a.dir, loc.Dir, contract)
+				want := nonEmptyLines(gerr)
+				if (code == cli.ExitOK) != !loc.Refused || (code == cli.ExitOK) != (gout != "") {
+					t.Errorf("%s: generate exit %d, check refused=%v", loc.Dir, code, loc.Refused)
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("%s: check's problems differ from generate's\ncheck:\n%s\ngenerate:\n%s", loc.Dir, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// generateIn runs `codeloc generate` as the stock cmp-server does in the
+// folder dir of the work tree repo.
+func generateIn(t *testing.T, repo, dir, contract string) (int, string, string) {
+	t.Helper()
+	t.Chdir(filepath.Join(repo, dir))
+	t.Setenv("ARGOCD_APP_NAMESPACE", "dagster")
+	t.Setenv("ARGOCD_APP_SOURCE_PATH", dir)
+	return runCLI(t, "generate", "--contract", contract)
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
