@@ -96,13 +96,20 @@ func (g git) changed(ctx context.Context, base, head string) ([]string, error) {
 		if len(p) == 0 {
 			continue
 		}
-		if len(paths) == MaxChangedFiles {
-			return nil, fmt.Errorf("the change touches more than %d files: check a smaller change", MaxChangedFiles)
+		if len(paths) == changedFilesLimit {
+			return nil, fmt.Errorf("the change touches more than %d files: check a smaller change", changedFilesLimit)
 		}
 		paths = append(paths, string(p))
 	}
 	return paths, nil
 }
+
+// The bounds in force; tests lower them.
+var (
+	changedFilesLimit = MaxChangedFiles
+	treeBytesLimit    = int64(MaxTreeBytes)
+	treeEntriesLimit  = MaxTreeEntries
+)
 
 var errTooMuch = errors.New("output too large")
 

@@ -45,7 +45,7 @@ func untar(r io.Reader, dir string) (problem.Problems, error) {
 	tr := tar.NewReader(r)
 	var problems problem.Problems
 	var links []string
-	var bytesLeft int64 = MaxTreeBytes
+	bytesLeft := treeBytesLimit
 	for entries := 0; ; entries++ {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -54,8 +54,8 @@ func untar(r io.Reader, dir string) (problem.Problems, error) {
 		if err != nil {
 			return nil, err
 		}
-		if entries == MaxTreeEntries {
-			return nil, fmt.Errorf("the revision holds more than %d files and folders", MaxTreeEntries)
+		if entries == treeEntriesLimit {
+			return nil, fmt.Errorf("the revision holds more than %d files and folders", treeEntriesLimit)
 		}
 		name, ok := cleanName(h.Name)
 		if !ok {
@@ -67,7 +67,7 @@ func untar(r io.Reader, dir string) (problem.Problems, error) {
 			err = os.MkdirAll(target, 0o755)
 		case tar.TypeReg:
 			if h.Size > bytesLeft {
-				return nil, fmt.Errorf("the revision's files hold more than %d bytes", MaxTreeBytes)
+				return nil, fmt.Errorf("the revision's files hold more than %d bytes", treeBytesLimit)
 			}
 			bytesLeft -= h.Size
 			err = writeFile(target, tr, h.FileInfo().Mode().Perm())
@@ -135,18 +135,44 @@ func unlinkEscaping(dir string, links []string) problem.Problems {
 	var problems problem.Problems
 	for _, name := range links {
 		target := filepath.Join(dir, filepath.FromSlash(name))
-		resolved, err := filepath.EvalSymlinks(target)
+		dest, err := os.Readlink(target)
 		if err != nil {
-			continue // dangling: the render reports what it misses
+			continue // removed as a link of an earlier one
+		}
+		where := dest
+		if !filepath.IsAbs(dest) {
+			where = filepath.Dir(target) + string(filepath.Separator) + dest
+		}
+		resolved, ok := resolveNearest(where)
+		if !ok {
+			continue
 		}
 		if rel, err := filepath.Rel(real, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		dest, _ := os.Readlink(target)
 		_ = os.Remove(target)
 		problems = append(problems, problem.Problem{Code: CodeSymlinkEscapes, File: name,
 			Message: fmt.Sprintf("symbolic link to %q leads outside the repo", dest),
 			Hint:    "commit the file itself inside the code-location's folder"})
 	}
 	return problems
+}
+
+// resolveNearest resolves p through every link, or, when its end does
+// not exist (a dangling link), the longest prefix of p that does: a
+// dangling link still says where it leads. The prefix is cut component by
+// component, never cleaned: ".." after a link is the link's target's
+// parent.
+func resolveNearest(p string) (string, bool) {
+	for q := p; q != ""; {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return r, true
+		}
+		i := strings.LastIndexByte(q, filepath.Separator)
+		if i <= 0 {
+			return "", false
+		}
+		q = q[:i]
+	}
+	return "", false
 }
