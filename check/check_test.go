@@ -197,9 +197,17 @@ func TestHugeChangeBounded(t *testing.T) {
 		lower func() func()
 		want  string
 	}{
-		{"changed files", func() func() { old := changedFilesLimit; changedFilesLimit = 10; return func() { changedFilesLimit = old } }, "more than 10 files"},
+		{"changed files", func() func() {
+			old := changedFilesLimit
+			changedFilesLimit = 10
+			return func() { changedFilesLimit = old }
+		}, "more than 10 files"},
 		{"tree bytes", func() func() { old := treeBytesLimit; treeBytesLimit = 4096; return func() { treeBytesLimit = old } }, "more than 4096 bytes"},
-		{"tree entries", func() func() { old := treeEntriesLimit; treeEntriesLimit = 20; return func() { treeEntriesLimit = old } }, "more than 20 files and folders"},
+		{"tree entries", func() func() {
+			old := treeEntriesLimit
+			treeEntriesLimit = 20
+			return func() { treeEntriesLimit = old }
+		}, "more than 20 files and folders"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer tc.lower()()
