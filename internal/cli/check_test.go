@@ -11,6 +11,7 @@ import (
 	"github.com/codeloc/codeloc/check"
 	"github.com/codeloc/codeloc/internal/cli"
 	"github.com/codeloc/codeloc/internal/golden"
+	"github.com/codeloc/codeloc/validate"
 )
 
 // atlasRepo is a real git repo built like the e2e's atlas repo (e2e/repos.go:
@@ -231,4 +232,72 @@ func nonEmptyLines(s string) []string {
 		}
 	}
 	return out
+}
+
+// contractConfigMap is the sidecar's contract ConfigMap holding the
+// example contract, as `kubectl get configmap -o yaml` prints it.
+func contractConfigMap() string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: codeloc-contract\n  namespace: argocd\n  resourceVersion: \"7\"\ndata:\n  contract.yaml: |\n")
+	for _, l := range strings.SplitAfter(string(validate.ExampleContract), "\n") {
+		if l != "" && l != "\n" {
+			b.WriteString("    " + l)
+		} else {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// TestRenderContractServed: render and validate read the contract the
+// cluster serves, from stdin or a file, as its ConfigMap: the same output
+// as from the contract file.
+func TestRenderContractServed(t *testing.T) {
+	t.Chdir("../..")
+	file := exampleContractFile(t)
+	code, want, stderr := runCLI(t, "render", "fixtures/citation", "--contract", file)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	root := cli.Codeloc()
+	root.SetIn(strings.NewReader(contractConfigMap()))
+	var stdout, errOut strings.Builder
+	if code := cli.Run(root, []string{"render", "fixtures/citation", "--contract", "-"}, &stdout, &errOut); code != cli.ExitOK || stdout.String() != want {
+		t.Fatalf("--contract - (ConfigMap): exit %d, same stdout %v; stderr:\n%s", code, stdout.String() == want, errOut.String())
+	}
+	sum := strings.Fields(stderr)[len(strings.Fields(stderr))-1]
+	if !strings.HasSuffix(strings.TrimSpace(errOut.String()), sum) {
+		t.Errorf("the ConfigMap's contract has another checksum: %q, want %s", errOut.String(), sum)
+	}
+	cm := filepath.Join(t.TempDir(), "cm.yaml")
+	if err := os.WriteFile(cm, []byte(contractConfigMap()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, "validate", "fixtures/citation", "--contract", cm); code != cli.ExitOK || !strings.Contains(out, "citation: valid") {
+		t.Errorf("validate --contract ConfigMap file: exit %d, %q, %s", code, out, stderr)
+	}
+}
+
+// TestCheckUsage: usage errors exit 2 with nothing on stdout; a contract
+// inside the atlas repo is refused with its code, on one line.
+func TestCheckUsage(t *testing.T) {
+	a := newAtlasRepo(t)
+	contract := exampleContractFile(t)
+	a.write("platform/contract.yaml", string(validate.ExampleContract))
+	for _, tc := range []struct {
+		args []string
+		exit int
+		want string
+	}{
+		{[]string{"--contract", contract}, cli.ExitUsage, "--base is required"},
+		{[]string{"--base", "HEAD", "--contract", contract, "--format", "html"}, cli.ExitUsage, "--format"},
+		{[]string{"--base", "--upload-pack=touch x", "--contract", contract}, cli.ExitUsage, "not a revision name"},
+		{[]string{"--base", "nope", "--contract", contract}, cli.ExitUsage, "not a commit"},
+		{[]string{"--base", "HEAD", "--contract", filepath.Join(a.dir, "platform", "contract.yaml")}, cli.ExitInvalid, check.CodeContractInAtlas},
+	} {
+		code, stdout, stderr := a.check(tc.args...)
+		if code != tc.exit || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d (want %d), stdout %q, stderr %q (want one line with %q)", tc.args, code, tc.exit, stdout, stderr, tc.want)
+		}
+	}
 }
