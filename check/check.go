@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -47,15 +48,35 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	base, err := exportSide(ctx, g, o.Base, filepath.Join(tmp, "base"))
+	baseTree, err := g.resolve(ctx, o.Base)
 	if err != nil {
 		return nil, err
 	}
-	head, err := exportSide(ctx, g, o.Head, filepath.Join(tmp, "head"))
+	headTree, err := g.resolve(ctx, o.Head)
 	if err != nil {
 		return nil, err
 	}
-	paths, err := g.changed(ctx, base.tree, head.tree)
+	paths, err := g.changed(ctx, baseTree, headTree)
+	if err != nil {
+		return nil, err
+	}
+	baseFiles, err := g.listTree(ctx, baseTree)
+	if err != nil {
+		return nil, err
+	}
+	headFiles, err := g.listTree(ctx, headTree)
+	if err != nil {
+		return nil, err
+	}
+	dirs := touched(paths, codeLocationDirs(baseFiles), codeLocationDirs(headFiles))
+	if len(dirs) > MaxTouched {
+		return nil, fmt.Errorf("the change touches %d code-locations, more than the %d one check renders: check a smaller change", len(dirs), MaxTouched)
+	}
+	base, err := exportSide(ctx, g, o.Base, baseTree, filepath.Join(tmp, "base"), exportFiles(baseFiles, dirs))
+	if err != nil {
+		return nil, err
+	}
+	head, err := exportSide(ctx, g, o.Head, headTree, filepath.Join(tmp, "head"), exportFiles(headFiles, dirs))
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +94,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r.Problems = append(r.Problems, head.links...)
 	rn := renderer{contracts: contracts, bounds: o.Bounds, namespace: o.Contract.Namespace}
-	for _, dir := range touched(paths, base.dirs, head.dirs) {
+	for _, dir := range dirs {
 		loc, err := rn.location(base, head, dir)
 		if err != nil {
 			return nil, err
@@ -86,18 +107,19 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return r, nil
 }
 
-// exportSide resolves rev and exports its tree into dir.
-func exportSide(ctx context.Context, g git, rev, dir string) (*side, error) {
-	tree, err := g.resolve(ctx, rev)
-	if err != nil {
-		return nil, err
-	}
+// exportSide exports of the tree of rev what the check reads into dir:
+// the touched code-locations' folders whole, and every declaration with
+// its migrations (the dependency graph's input), not the rest.
+func exportSide(ctx context.Context, g git, rev, tree, dir string, pathspecs []string) (*side, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
 	}
-	links, err := g.export(ctx, tree, dir)
-	if err != nil {
-		return nil, err
+	var links problem.Problems
+	if pathspecs == nil || len(pathspecs) > 0 { // git archive exports all without pathspecs
+		var err error
+		if links, err = g.export(ctx, tree, dir, pathspecs); err != nil {
+			return nil, err
+		}
 	}
 	found, err := appofapps.CodeLocationDirs(dir)
 	if err != nil {
@@ -112,6 +134,50 @@ func exportSide(ctx context.Context, g git, rev, dir string) (*side, error) {
 		s.dirs[filepath.ToSlash(rel)] = true
 	}
 	return s, nil
+}
+
+// MaxTouched bounds the code-locations one check renders (twice each).
+const MaxTouched = 1000
+
+// maxPathspecBytes bounds the pathspecs one git archive is given; past
+// it the whole tree is exported.
+const maxPathspecBytes = 256 << 10
+
+// exportFiles are the pathspecs of what a side exports: the files of the
+// touched folders, every declaration and every file under a migrations
+// folder (the dependency graph reads declarations with their migrations),
+// each literally (a name may hold glob characters). Empty when nothing is
+// read; nil, the whole tree, when they would be too long a command line.
+func exportFiles(files, touched []string) []string {
+	specs := []string{}
+	size := 0
+	for _, f := range files {
+		if !wanted(f, touched) {
+			continue
+		}
+		spec := ":(literal)" + f
+		if size += len(spec) + 1; size > maxPathspecBytes {
+			return nil
+		}
+		specs = append(specs, spec)
+	}
+	return specs
+}
+
+// wanted says whether the file f is read: a declaration, a migration, or
+// inside a touched folder.
+func wanted(f string, touched []string) bool {
+	if path.Base(f) == validate.ManifestFile || slices.Contains(strings.Split(path.Dir(f), "/"), validate.MigrationsDir) {
+		return true
+	}
+	for d := path.Dir(f); ; d = path.Dir(d) {
+		if _, ok := slices.BinarySearch(touched, d); ok {
+			return true
+		}
+		if d == "." || d == "/" {
+			return false
+		}
+	}
 }
 
 // mountContract writes the contract where plugin.Contracts reads it, as

@@ -166,7 +166,7 @@ func TestSymlinkOutsideRepo(t *testing.T) {
 	r := newTestRepo(t)
 	r.symlink("citation/passwd.yaml", "../../../../../../etc/passwd")
 	r.symlink("citation/up", "../mediawatch")
-	r.symlink("escape", "citation/up/../../outside") // lexically inside, really outside, dangling
+	r.symlink("citation/escape", "up/../../outside") // lexically inside, really outside, dangling
 	r.symlink("citation/inside.yaml", "kustomization.yaml")
 	r.commit("links")
 	rep, err := r.run("HEAD~1", "HEAD")
@@ -177,7 +177,7 @@ func TestSymlinkOutsideRepo(t *testing.T) {
 	for _, p := range rep.Problems {
 		got = append(got, p.Code+" "+p.File)
 	}
-	want := []string{CodeSymlinkEscapes + " citation/passwd.yaml", CodeSymlinkEscapes + " escape"}
+	want := []string{CodeSymlinkEscapes + " citation/escape", CodeSymlinkEscapes + " citation/passwd.yaml"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) || !rep.Refused {
 		t.Fatalf("problems %q (refused %v), want %q", got, rep.Refused, want)

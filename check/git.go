@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path"
 	"strings"
 	"time"
+
+	"github.com/codeloc/codeloc/validate"
 )
 
 // Index is the --head value that means the staged change: the tree git
@@ -132,4 +135,69 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// listTree lists the files of the tree (blobs, links), within the bounds.
+func (g git) listTree(ctx context.Context, tree string) ([]string, error) {
+	out, err := g.output(ctx, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tree)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) == 0 {
+			continue
+		}
+		if len(files) == treeEntriesLimit {
+			return nil, fmt.Errorf("the revision holds more than %d files and folders", treeEntriesLimit)
+		}
+		files = append(files, string(p))
+	}
+	return files, nil
+}
+
+// codeLocationDirs lists the code-location folders among files, as
+// appofapps.CodeLocationDirs finds them on disk (a folder holding a
+// declaration; hidden folders, node_modules, vendor and a code-location's
+// own subfolders skipped): nothing needs exporting to know them.
+func codeLocationDirs(files []string) map[string]bool {
+	found := map[string]bool{}
+	for _, p := range files {
+		if d, ok := declarationDir(p); ok {
+			found[d] = true
+		}
+	}
+	dirs := map[string]bool{}
+	for d := range found {
+		if !nested(d, found) {
+			dirs[d] = true
+		}
+	}
+	return dirs
+}
+
+// declarationDir is the folder of p when p is a declaration the walk of
+// the repo root would find.
+func declarationDir(p string) (string, bool) {
+	if path.Base(p) != validate.ManifestFile {
+		return "", false
+	}
+	d := path.Dir(p)
+	for _, c := range strings.Split(d, "/") {
+		if c != "." && (strings.HasPrefix(c, ".") || c == "node_modules" || c == "vendor") {
+			return "", false
+		}
+	}
+	return d, true
+}
+
+// nested says whether a folder above d is in found.
+func nested(d string, found map[string]bool) bool {
+	for a := d; a != "." && a != "/"; {
+		a = path.Dir(a)
+		if found[a] {
+			return true
+		}
+	}
+	return false
 }

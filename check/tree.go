@@ -14,16 +14,16 @@ import (
 	"github.com/codeloc/codeloc/internal/problem"
 )
 
-// export writes the tree id of the repo into dir (which exists and is
+// export writes the files of the tree id that pathspecs select into dir (which exists and is
 // empty), within MaxTreeBytes and MaxTreeEntries. Symbolic links that stay
 // inside the tree are made as links (the render refuses them where it
 // refuses links); one pointing outside is not made and comes back as a
 // problem.
-func (g git) export(ctx context.Context, tree, dir string) (problem.Problems, error) {
+func (g git) export(ctx context.Context, tree, dir string, pathspecs []string) (problem.Problems, error) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := g.stream(ctx, pw, "archive", "--format=tar", tree)
+		err := g.stream(ctx, pw, append([]string{"archive", "--format=tar", tree, "--"}, pathspecs...)...)
 		pw.CloseWithError(err)
 		done <- err
 	}()
