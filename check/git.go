@@ -52,7 +52,7 @@ func (g git) output(ctx context.Context, args ...string) ([]byte, error) {
 func (g git) stream(ctx context.Context, w io.Writer, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, GitTimeout)
 	defer cancel()
-	full := append([]string{"-C", g.dir, "-c", "core.quotePath=false", "-c", "protocol.allow=never"}, args...)
+	full := append([]string{"-C", g.dir, "-c", "core.quotePath=false", "-c", "protocol.allow=never", "-c", "core.fsmonitor=false"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_EXTERNAL_DIFF=")
 	var stderr bytes.Buffer

@@ -48,7 +48,7 @@ func untar(r io.Reader, dir string) (problem.Problems, error) {
 	bytesLeft := treeBytesLimit
 	for entries := 0; ; entries++ {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return append(problems, unlinkEscaping(dir, links)...), nil
 		}
 		if err != nil {
