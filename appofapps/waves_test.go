@@ -27,9 +27,9 @@ func TestPlacements(t *testing.T) {
 	})); diff != "" {
 		t.Errorf("placements (-want +got):\n%s", diff)
 	}
-	_, problems, err = Placements(filepath.Join(graphs, "cycle"))
-	if err != nil || len(problems) != 1 || problems[0].Code != CodeDependencyCycle {
-		t.Errorf("cycle: %v, %v; want one %s", err, problems, CodeDependencyCycle)
+	got, problems, err = Placements(filepath.Join(graphs, "cycle"))
+	if err != nil || len(problems) != 1 || problems[0].Code != CodeDependencyCycle || len(got) != 0 {
+		t.Errorf("cycle: %v, %v, %v; want one %s and nothing placed", got, err, problems, CodeDependencyCycle)
 	}
 	if _, _, err := Placements(filepath.Join(graphs, "nowhere")); err == nil {
 		t.Error("a missing root is not an error")

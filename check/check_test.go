@@ -303,3 +303,30 @@ func TestContractSources(t *testing.T) {
 		t.Errorf("a link to the atlas copy: %v, want %s", problems, CodeContractInAtlas)
 	}
 }
+
+// TestRemovedDependency: removing a code-location another depends on
+// refuses the head through the graph, and lists what it no longer renders.
+func TestRemovedDependency(t *testing.T) {
+	r := newTestRepo(t)
+	r.git("rm", "-r", "-q", "mediawatch")
+	r.commit("remove mediawatch")
+	rep, err := r.run("HEAD~1", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || rep.Problems[0].Code != "dependency-without-folder" || rep.Problems[0].File != "citation/code-location.manifest.yaml" || !rep.Refused {
+		t.Fatalf("problems %v refused %v, want citation's dependency-without-folder", rep.Problems, rep.Refused)
+	}
+	loc := rep.CodeLocations[0]
+	if len(rep.CodeLocations) != 1 || loc.Change != Removed || loc.Refused || len(loc.Objects) == 0 {
+		t.Fatalf("code-locations %+v, want mediawatch removed with its objects", rep.CodeLocations)
+	}
+	for _, o := range loc.Objects {
+		if o.Change != Removed {
+			t.Errorf("%s %s: %s, want removed", o.Kind, o.Name, o.Change)
+		}
+	}
+	if got := rep.Moved; len(got) != 2 || got[0].CodeLocation != "citation" || got[0].HeadWave != nil || got[1].CodeLocation != "mediawatch" {
+		t.Errorf("moved %+v, want citation (unplaced) and mediawatch", got)
+	}
+}
