@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/codeloc/codeloc/check"
 	"github.com/codeloc/codeloc/internal/cli"
@@ -299,5 +302,82 @@ func TestCheckUsage(t *testing.T) {
 		if code != tc.exit || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%q: exit %d (want %d), stdout %q, stderr %q (want one line with %q)", tc.args, code, tc.exit, stdout, stderr, tc.want)
 		}
+	}
+}
+
+// reachesOut are the invalid fixtures that name files outside their
+// folder (fixtures/mediawatch, fixtures/citation). The check exports the
+// touched folders alone, as Argo CD sends the plugin the Application's
+// folder alone under manifest-generate-paths: it refuses them too, with
+// kustomize's message on the missing file rather than render's on the
+// file outside.
+var reachesOut = map[string]bool{"kustomize-escape": true, "link-kustomization": true, "symlink-escape": true}
+
+// TestCheckInvalidFixtures: every invalid fixture with a declaration, added
+// to an atlas repo in one change, is refused by the check with exactly the
+// lines `codeloc render` and `codeloc generate` print for it
+// (fixtures/invalid/*/expected.txt, which TestGenerateFixtures pins for
+// the sidecar's render path).
+func TestCheckInvalidFixtures(t *testing.T) {
+	a := newAtlasRepo(t)
+	root := repoRoot(t)
+	dirs, err := filepath.Glob(filepath.Join(root, "fixtures", "invalid", "*", "expected.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	for _, e := range dirs {
+		dir := filepath.Dir(e)
+		name := filepath.Base(dir)
+		if fileExists(filepath.Join(dir, "contract.yaml")) {
+			continue // its own contract: TestGenerateFixtures
+		}
+		if _, err := os.Lstat(filepath.Join(dir, validate.ManifestFile)); err != nil {
+			continue // not a code-location folder: nothing the check renders
+		}
+		if err := os.CopyFS(filepath.Join(a.dir, "fixtures", "invalid", name), os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want["fixtures/invalid/"+name] = nonEmptyLines(string(data))
+	}
+	if len(want) < 100 {
+		t.Fatalf("%d invalid fixtures, want at least 100", len(want))
+	}
+	a.commit("invalid fixtures")
+	code, stdout, stderr := a.check("--base", "HEAD~1", "--contract", exampleContractFile(t), "--format", "json")
+	if code != cli.ExitInvalid {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var r check.Report
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, loc := range r.CodeLocations {
+		lines, ok := want[loc.Dir]
+		if !ok {
+			continue
+		}
+		seen++
+		var got []string
+		for _, p := range loc.Problems {
+			got = append(got, p.String())
+		}
+		if reachesOut[path.Base(loc.Dir)] {
+			if !loc.Refused || len(got) == 0 {
+				t.Errorf("%s: not refused", loc.Dir)
+			}
+			continue
+		}
+		if diff := cmp.Diff(lines, got); diff != "" {
+			t.Errorf("%s (-render +check):\n%s", loc.Dir, diff)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("the check reported %d of the %d fixtures", seen, len(want))
 	}
 }
