@@ -43,40 +43,20 @@ type side struct {
 // the report (Refused); errors are the repo's, git's or the bounds'.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	g := git{dir: o.Repo}
+	c, err := planChange(ctx, g, o.Base, o.Head)
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp("", "codeloc-check-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	baseTree, err := g.resolve(ctx, o.Base)
+	base, err := exportSide(ctx, g, o.Base, c.baseTree, filepath.Join(tmp, "base"), exportFiles(c.baseFiles, c.dirs))
 	if err != nil {
 		return nil, err
 	}
-	headTree, err := g.resolve(ctx, o.Head)
-	if err != nil {
-		return nil, err
-	}
-	paths, err := g.changed(ctx, baseTree, headTree)
-	if err != nil {
-		return nil, err
-	}
-	baseFiles, err := g.listTree(ctx, baseTree)
-	if err != nil {
-		return nil, err
-	}
-	headFiles, err := g.listTree(ctx, headTree)
-	if err != nil {
-		return nil, err
-	}
-	dirs := touched(paths, codeLocationDirs(baseFiles), codeLocationDirs(headFiles))
-	if len(dirs) > MaxTouched {
-		return nil, fmt.Errorf("the change touches %d code-locations, more than the %d one check renders: check a smaller change", len(dirs), MaxTouched)
-	}
-	base, err := exportSide(ctx, g, o.Base, baseTree, filepath.Join(tmp, "base"), exportFiles(baseFiles, dirs))
-	if err != nil {
-		return nil, err
-	}
-	head, err := exportSide(ctx, g, o.Head, headTree, filepath.Join(tmp, "head"), exportFiles(headFiles, dirs))
+	head, err := exportSide(ctx, g, o.Head, c.headTree, filepath.Join(tmp, "head"), exportFiles(c.headFiles, c.dirs))
 	if err != nil {
 		return nil, err
 	}
@@ -84,16 +64,59 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rn := renderer{contracts: contracts, bounds: o.Bounds, namespace: o.Contract.Namespace}
+	return rn.report(o, base, head, c.dirs)
+}
+
+// change is what git says of the two revisions, before anything is
+// exported.
+type change struct {
+	baseTree, headTree   string
+	baseFiles, headFiles []string
+	// dirs are the touched code-location folders, sorted.
+	dirs []string
+}
+
+// planChange resolves both revisions and finds the touched code-locations.
+func planChange(ctx context.Context, g git, baseRev, headRev string) (*change, error) {
+	c := &change{}
+	var err error
+	if c.baseTree, err = g.resolve(ctx, baseRev); err != nil {
+		return nil, err
+	}
+	if c.headTree, err = g.resolve(ctx, headRev); err != nil {
+		return nil, err
+	}
+	paths, err := g.changed(ctx, c.baseTree, c.headTree)
+	if err != nil {
+		return nil, err
+	}
+	if c.baseFiles, err = g.listTree(ctx, c.baseTree); err != nil {
+		return nil, err
+	}
+	if c.headFiles, err = g.listTree(ctx, c.headTree); err != nil {
+		return nil, err
+	}
+	c.dirs = touched(paths, codeLocationDirs(c.baseFiles), codeLocationDirs(c.headFiles))
+	if len(c.dirs) > MaxTouched {
+		return nil, fmt.Errorf("the change touches %d code-locations, more than the %d one check renders: check a smaller change", len(c.dirs), MaxTouched)
+	}
+	return c, nil
+}
+
+// report compares the exported sides: the graph's moves, then each
+// touched folder.
+func (rn renderer) report(o Options, base, head *side, dirs []string) (*Report, error) {
 	r := &Report{
 		Contract: ContractInfo{Origin: o.Contract.Origin, ContractVersions: o.Contract.ContractVersions, SHA256: o.Contract.SHA256},
 		Base:     Revision{Rev: o.Base, Tree: base.tree}, Head: Revision{Rev: o.Head, Tree: head.tree},
 		CodeLocations: []Location{}, Moved: []Move{}, Problems: []problem.Problem{},
 	}
+	var err error
 	if r.Moved, r.Problems, err = moves(base, head); err != nil {
 		return nil, err
 	}
 	r.Problems = append(r.Problems, head.links...)
-	rn := renderer{contracts: contracts, bounds: o.Bounds, namespace: o.Contract.Namespace}
 	for _, dir := range dirs {
 		loc, err := rn.location(base, head, dir)
 		if err != nil {
