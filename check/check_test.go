@@ -330,3 +330,12 @@ func TestRemovedDependency(t *testing.T) {
 		t.Errorf("moved %+v, want citation (unplaced) and mediawatch", got)
 	}
 }
+
+// TestRevisionIsACommit: a tree-ish that is not a commit (a folder of a
+// commit) is refused: both sides are whole revisions of the repo.
+func TestRevisionIsACommit(t *testing.T) {
+	r := newTestRepo(t)
+	if _, err := r.run("HEAD:citation", "HEAD"); err == nil || !strings.Contains(err.Error(), "not a commit") {
+		t.Fatalf("err %v, want not a commit", err)
+	}
+}

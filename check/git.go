@@ -80,7 +80,7 @@ func (g git) resolve(ctx context.Context, rev string) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
 		return "", fmt.Errorf("revision %q is not a revision name", rev)
 	}
-	out, err := g.output(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{tree}")
+	out, err := g.output(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}^{tree}")
 	if err != nil {
 		return "", fmt.Errorf("revision %q: not a commit of the repo", rev)
 	}
