@@ -70,8 +70,9 @@ func (g git) stream(ctx context.Context, w io.Writer, args ...string) error {
 	return nil
 }
 
-// resolve returns the tree id rev names: a commit's tree, or the index's
-// tree for Index. A rev that starts with "-" is refused before git sees it.
+// resolve returns the tree id rev names: a commit's tree (a tree-ish that
+// is not a commit, such as HEAD:folder, is refused), or the index's tree
+// for Index. A rev that starts with "-" is refused before git sees it.
 func (g git) resolve(ctx context.Context, rev string) (string, error) {
 	if rev == Index {
 		out, err := g.output(ctx, "write-tree")
