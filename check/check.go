@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -226,13 +227,7 @@ func touched(paths []string, base, head map[string]bool) []string {
 			set[d] = true
 		}
 	}
-	return slices.Sorted(func(yield func(string) bool) {
-		for d := range set {
-			if !yield(d) {
-				return
-			}
-		}
-	})
+	return slices.Sorted(maps.Keys(set))
 }
 
 // folderOf is the nearest code-location folder holding p, at base or head.
@@ -266,13 +261,7 @@ func moves(base, head *side) ([]Move, []problem.Problem, error) {
 		names[n] = true
 	}
 	out := []Move{}
-	for _, n := range slices.Sorted(func(yield func(string) bool) {
-		for k := range names {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		b, inB := bp[n]
 		h, inH := hp[n]
 		if inB && inH && b.Wave == h.Wave && slices.Equal(b.DependsOn, h.DependsOn) {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,13 +174,7 @@ func fromConfigMap(data []byte, origin, key string) ([]byte, string, *problem.Pr
 	}
 	v, ok := values[key]
 	if !ok || key == "" {
-		keys := slices.Sorted(func(yield func(string) bool) {
-			for k := range values {
-				if !yield(k) {
-					return
-				}
-			}
-		})
+		keys := slices.Sorted(maps.Keys(values))
 		return nil, "", &problem.Problem{Code: CodeContractConfigMap, File: at, Path: "data",
 			Message: fmt.Sprintf("no contract key %q among the ConfigMap's data keys [%s]", orDefault(key, DefaultContractKey), strings.Join(keys, ", ")),
 			Hint:    "name the key with --contract-key, or pass the contract file itself"}
