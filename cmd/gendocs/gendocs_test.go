@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/codeloc/codeloc/appofapps"
+	"github.com/codeloc/codeloc/check"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/reload"
@@ -59,7 +60,7 @@ func TestEveryCodeIsDocumented(t *testing.T) {
 			page[code] = p.file
 		}
 	}
-	for _, docs := range []map[string]string{validate.CodeDocs, render.CodeDocs, plugin.CodeDocs, preflight.CodeDocs, reload.CodeDocs, appofapps.CodeDocs} {
+	for _, docs := range []map[string]string{validate.CodeDocs, render.CodeDocs, plugin.CodeDocs, preflight.CodeDocs, reload.CodeDocs, appofapps.CodeDocs, check.CodeDocs} {
 		for _, code := range slices.Sorted(maps.Keys(docs)) {
 			if page[code] == "" {
 				t.Errorf("%s is on no page", code)

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/codeloc/codeloc/appofapps"
+	"github.com/codeloc/codeloc/check"
 	"github.com/codeloc/codeloc/plugin"
 	"github.com/codeloc/codeloc/preflight"
 	"github.com/codeloc/codeloc/reload"
@@ -50,6 +51,7 @@ var pages = []page{
 	{"preflight.md", "Preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs/preflight.md](../jobs/preflight.md#preflight-failures).", "preflight", preflight.CodeDocs},
 	{"reload.md", "Reload", "`codeloc-jobs reload`, the PostSync pod that reloads the code-location in the platform's Dagster webserver. What each answer means: [jobs/reload.md](../jobs/reload.md#reload-failures).", "reload", reload.CodeDocs},
 	{"appofapps.md", "App of apps", "`codeloc application`: the dependency graph and the Application template.", "appofapps", appofapps.CodeDocs},
+	{"check.md", "Check", "`codeloc check`: the contract it reads and the revisions it exports, before a pull request merges ([check.md](../check.md)).", "check", check.CodeDocs},
 }
 
 // outDir is where the pages go, and legacyFile the page that points the old

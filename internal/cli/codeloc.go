@@ -16,6 +16,7 @@ func Codeloc() *cobra.Command {
 		NewContractCmd(),
 		NewApplicationCmd(),
 		NewGenerateCmd(),
+		NewCheckCmd(),
 		NewExplainCmd(),
 		NewVersionCmd(names.BinaryCLI),
 	)

@@ -1,8 +1,16 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
 	"github.com/spf13/cobra"
 
+	"github.com/codeloc/codeloc/check"
 	"github.com/codeloc/codeloc/render"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -15,22 +23,56 @@ type renderFlags struct {
 }
 
 func (f *renderFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.contract, "contract", "", "cluster contract file (default: the embedded example contract)")
+	cmd.Flags().StringVar(&f.contract, "contract", "", "cluster contract file, or - for stdin; either may hold the contract's ConfigMap as kubectl prints it (default: the embedded example contract)")
 	cmd.Flags().StringVar(&f.kustomizeRoot, "kustomize-root", "", "kustomize root, relative to DIR (default: DIR)")
 	f.bounds.register(cmd)
 }
 
 // request loads the contract and builds the render request for dir.
-func (f *renderFlags) request(dir string) (render.Request, error) {
-	c, problems := validate.LoadContract(f.contract)
-	if len(problems) > 0 {
-		return render.Request{}, problems.Sorted()
+// --contract - reads the contract from stdin; a contract file or stdin may
+// also hold the contract's ConfigMap as kubectl prints it.
+func (f *renderFlags) request(dir string, stdin io.Reader) (render.Request, error) {
+	c, err := f.loadContract(stdin)
+	if err != nil {
+		return render.Request{}, err
 	}
 	limits, err := f.bounds.limits()
 	if err != nil {
 		return render.Request{}, err
 	}
 	return render.Request{Dir: dir, KustomizeRoot: f.kustomizeRoot, Contract: c, YAMLLimits: limits}, nil
+}
+
+// loadContract is --contract's contract, the embedded example when unset.
+func (f *renderFlags) loadContract(stdin io.Reader) (*validate.Contract, error) {
+	if f.contract == check.Stdin {
+		c, problems := check.ReadContract(check.ContractSource{Arg: check.Stdin, Stdin: stdin})
+		if len(problems) > 0 {
+			return nil, problems
+		}
+		return c.Contract, nil
+	}
+	c, problems := validate.LoadContract(f.contract)
+	if len(problems) == 0 {
+		return c, nil
+	}
+	// Not a contract: maybe the contract's ConfigMap.
+	if cm, more := check.ReadContract(check.ContractSource{Arg: f.contract}); len(more) == 0 && strings.HasPrefix(cm.Origin, "ConfigMap ") {
+		return cm.Contract, nil
+	}
+	return nil, problems.Sorted()
+}
+
+// contractSummary is the line render prints on stderr for a contract
+// given with --contract: its versions and the sha256 of its bytes, to
+// compare with what the cluster serves.
+func contractSummary(c *validate.Contract) string {
+	sum := sha256.Sum256(c.Raw)
+	v := make([]string, len(c.ContractVersions))
+	for i, n := range c.ContractVersions {
+		v[i] = strconv.Itoa(n)
+	}
+	return fmt.Sprintf("contract %s: contractVersions [%s], sha256 %s", c.File, strings.Join(v, ", "), hex.EncodeToString(sum[:]))
 }
 
 // render renders req within the budget the flags set.
@@ -62,13 +104,16 @@ objects and the record ConfigMap. Exit 1 with one line per problem on stderr
 and nothing on stdout when the input is invalid.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := f.request(dirArg(args))
+			req, err := f.request(dirArg(args), cmd.InOrStdin())
 			if err != nil {
 				return err
 			}
 			res, err := f.render(req)
 			if err != nil {
 				return err
+			}
+			if f.contract != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), contractSummary(req.Contract))
 			}
 			printWarnings(cmd.ErrOrStderr(), res.Warnings)
 			return res.WriteYAML(cmd.OutOrStdout())

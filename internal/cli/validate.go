@@ -49,7 +49,7 @@ contract (--contract or $CODELOC_CONTRACT), never the embedded example.`,
 			if isLive && (output == "json" || f.contract == "") {
 				return Usagef("--live needs the cluster contract (--contract or %s) and text output", names.EnvContract)
 			}
-			report, err := validateDir(&f, dirArg(args))
+			report, err := validateDir(&f, dirArg(args), cmd.InOrStdin())
 			if err != nil {
 				return err
 			}
@@ -77,9 +77,9 @@ contract (--contract or $CODELOC_CONTRACT), never the embedded example.`,
 
 // validateDir renders dir and turns the outcome into a report; only
 // internal errors are returned as errors.
-func validateDir(f *renderFlags, dir string) (*validationReport, error) {
+func validateDir(f *renderFlags, dir string, stdin io.Reader) (*validationReport, error) {
 	report := &validationReport{Problems: []problem.Problem{}}
-	req, err := f.request(dir)
+	req, err := f.request(dir, stdin)
 	if err == nil {
 		var res *render.Result
 		res, err = f.render(req)

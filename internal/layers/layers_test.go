@@ -81,9 +81,13 @@ var rules = []rule{{
 	Except:   cat(mains, cli),
 	Forbid:   cli,
 }, {
+	Name:     "check reads git with the git CLI and renders with the plugin's path: no go-git, no commands, nothing live",
+	Packages: []string{"check/..."},
+	Forbid:   cat([]string{"github.com/go-git/...", "k8s.io/client-go/...", "github.com/jackc/pgx/...", "github.com/argoproj/...", "sidecar/...", "preflight/...", "migrate/...", "reload/..."}, cli, mains),
+}, {
 	Name:     "the per-render codeloc links no Argo CD, client-go or pgx: each costs milliseconds and MiB at every render",
 	Packages: []string{"cmd/codeloc"},
-	Forbid:   []string{"github.com/argoproj/...", "k8s.io/client-go/...", "github.com/jackc/pgx/..."},
+	Forbid:   []string{"github.com/argoproj/...", "k8s.io/client-go/...", "github.com/jackc/pgx/...", "github.com/go-git/..."},
 }}
 
 func cat(groups ...[]string) []string {
