@@ -59,11 +59,15 @@ func hostilePicture() Picture {
 	return p
 }
 
-func TestPictureGolden(t *testing.T) {
-	tests := []struct {
-		name    string
-		picture func(t *testing.T) Picture
-	}{
+// pictureCase is a picture pinned in pictureGoldens under name.
+type pictureCase struct {
+	name    string
+	picture func(t *testing.T) Picture
+}
+
+// pictureCases are the pictures pinned in pictureGoldens.
+func pictureCases() []pictureCase {
+	return []pictureCase{
 		// citation depends on mediawatch; both use the bucket, citation
 		// the database.
 		{"fixtures", func(t *testing.T) Picture {
@@ -81,6 +85,10 @@ func TestPictureGolden(t *testing.T) {
 		{"empty", func(*testing.T) Picture { return Picture{} }},
 		{"hostile", func(*testing.T) Picture { return hostilePicture() }},
 	}
+}
+
+func TestPictureGolden(t *testing.T) {
+	tests := pictureCases()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.picture(t)
