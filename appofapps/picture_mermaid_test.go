@@ -120,7 +120,8 @@ func runCheck(t *testing.T, dir string, files ...string) (string, error) {
 // TestMermaidChromium draws pinned pictures once in headless Chromium with
 // Mermaid's browser bundle from the local install (file:// only, no
 // network) and checks the page: an <svg>, one node per code-location,
-// database and bucket, each hostile name as text, no syntax error.
+// database and bucket, each code-location's name as its label's text (the
+// hostile ones too), no <img> made of a name, no syntax error.
 func TestMermaidChromium(t *testing.T) {
 	dir := needEnv(t, envMermaidDir)
 	chromium := needEnv(t, envChromium)
@@ -201,5 +202,15 @@ func checkDrawn(t *testing.T, dom string, p Picture) {
 	}
 	if strings.Contains(dom, "<img") {
 		t.Error("a name became an <img> element")
+	}
+	// Each name is its label's text, as the DOM serializes text.
+	text := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	for _, n := range p.CodeLocations {
+		if strings.ContainsFunc(n.Name, func(r rune) bool { return r < ' ' }) {
+			continue // drawn as a line break
+		}
+		if want := "<p>" + text.Replace(n.Name) + "<br>"; !strings.Contains(dom, want) {
+			t.Errorf("no label %q in the drawing", want)
+		}
 	}
 }
