@@ -313,7 +313,9 @@ func mermaidText(s string) string {
 // styles as Mermaid: one cluster per wave. Ids are quoted safe
 // identifiers; labels are quoted, every character but letters, digits and
 // " .-_:/," written as an HTML character reference (&#92;), which
-// Graphviz decodes in labels: a backslash never reaches a DOT string.
+// Graphviz decodes in labels: no name puts a quote or a backslash (which
+// would escape the closing quote, or make \N the node's name) in a DOT
+// string.
 func (p Picture) DOT() []byte {
 	var b bytes.Buffer
 	b.WriteString("digraph codeloc {\n  rankdir=LR;\n  node [shape=box];\n")
