@@ -88,6 +88,8 @@ type Application struct {
 	Wave int
 	// Manifest is its declaration file, as shown in problems.
 	Manifest string
+	// Declaration is its declaration, as loaded (PictureOf reads it).
+	Declaration *validate.Declaration
 	// YAML is the document, ending with a newline, without "---".
 	YAML []byte
 	// Admission are the code-location's ValidatingAdmissionPolicyBindings
@@ -127,12 +129,13 @@ func Generate(dirs []string, opts Options) ([]Application, error) {
 	if err != nil {
 		return nil, err
 	}
-	manifests := map[string]string{}
+	byName := map[string]*given{}
 	for _, g := range gs {
-		manifests[g.decl.CodeLocation] = g.file()
+		byName[g.decl.CodeLocation] = g
 	}
 	for i := range apps {
-		apps[i].Manifest = manifests[apps[i].Name]
+		g := byName[apps[i].Name]
+		apps[i].Manifest, apps[i].Declaration = g.file(), g.decl
 	}
 	return apps, nil
 }

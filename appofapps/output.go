@@ -27,8 +27,9 @@ import (
 // `codeloc application --output-dir DIR` writes, from the atlas repo root
 // and the contract alone, one file per object: each code-location's
 // Application and admission bindings, one ObjectBucketClaim per bucket the
-// contract provides, the Dagster workspace ConfigMap, and an index of the
-// files it owns. Every file opens with the same header line; nothing in
+// contract provides, the Dagster workspace ConfigMap, a README.md showing
+// the code-location graph (Picture.Readme), and an index of the files it
+// owns. Every file opens with the same header line; nothing in
 // them depends on the time, the machine or the order of folders on disk.
 // Files beside them that codeloc does not own are left alone; files it
 // owned that no longer follow from the inputs are removed.
@@ -120,9 +121,10 @@ func BucketClaim(b validate.ProvidedBucket, ns string) ([]byte, error) {
 }
 
 // Files are the generated files for apps (as Generate returns them), the
-// contract's buckets and the workspace ConfigMap (as WorkspaceConfigMap
-// returns it), each opened by header, then the index listing them: sorted
-// by name. Two files of one name are an error.
+// README of their picture (ReadmeFile), the contract's buckets and the
+// workspace ConfigMap (as WorkspaceConfigMap returns it), each opened by
+// header, then the index listing them: sorted by name. Two files of one
+// name are an error.
 func Files(apps []Application, c *validate.Contract, workspace []byte, header string) ([]File, error) {
 	var files []File
 	add := func(name, source string, data []byte) {
@@ -138,6 +140,11 @@ func Files(apps []Application, c *validate.Contract, workspace []byte, header st
 			add(a.Name+AdmissionFileSuffix, "the admission bindings of code-location "+a.Name, a.Admission)
 		}
 	}
+	picture, err := PictureOf(apps)
+	if err != nil {
+		return nil, err
+	}
+	add(ReadmeFile, "the README of the code-location graph", picture.Readme())
 	for _, b := range c.ObjectStorage.Buckets {
 		obc, err := BucketClaim(b, c.Namespace)
 		if err != nil {

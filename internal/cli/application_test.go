@@ -189,7 +189,7 @@ func TestApplicationRefusedWritesNothing(t *testing.T) {
 	}
 }
 
-var wantFiles = []string{"atlas-datalake.bucket.yaml", "citation.admission.yaml", "citation.yaml", "codeloc-generated.txt",
+var wantFiles = []string{"README.md", "atlas-datalake.bucket.yaml", "citation.admission.yaml", "citation.yaml", "codeloc-generated.txt",
 	"dagster-workspace.yaml", "mediawatch.admission.yaml", "mediawatch.yaml"}
 
 // TestApplicationOutputDir: every code-location under the repo root,
@@ -248,8 +248,8 @@ func TestApplicationRemoval(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runApplication(t, outputArgs(atlas, dir, "--check")...)
-	wantErr := "would be removed citation.admission.yaml\nwould be removed citation.yaml\nwould be changed codeloc-generated.txt\nwould be changed dagster-workspace.yaml\n" +
-		dir + " differs from what atlas and the contract give: 4 files (nothing written)\n"
+	wantErr := "would be changed README.md\nwould be removed citation.admission.yaml\nwould be removed citation.yaml\nwould be changed codeloc-generated.txt\nwould be changed dagster-workspace.yaml\n" +
+		dir + " differs from what atlas and the contract give: 5 files (nothing written)\n"
 	if code != cli.ExitInvalid || errOut != wantErr {
 		t.Errorf("--check: exit %d, stderr %q, want %q", code, errOut, wantErr)
 	}
@@ -257,6 +257,8 @@ func TestApplicationRemoval(t *testing.T) {
 		"--- a/citation.yaml\n+++ b/citation.yaml\n@@ -1,", "\n-kind: Application\n", "\n-  name: citation\n",
 		"--- a/codeloc-generated.txt\n", "\n-citation.yaml\n",
 		"--- a/dagster-workspace.yaml\n",
+		// The README's picture and table lose citation.
+		"--- a/README.md\n+++ b/README.md\n", "\n-    cl_citation[\"citation<br/>ready\"]\n", "\n-| citation | 1 | HEAD |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--check diff lacks %q:\n%s", want, out)
@@ -266,7 +268,7 @@ func TestApplicationRemoval(t *testing.T) {
 		t.Error("--check wrote")
 	}
 	code, out, errOut = runApplication(t, outputArgs(atlas, dir)...)
-	if code != cli.ExitOK || out != "" || errOut != "removed citation.admission.yaml\nremoved citation.yaml\nchanged codeloc-generated.txt\nchanged dagster-workspace.yaml\n" {
+	if code != cli.ExitOK || out != "" || errOut != "changed README.md\nremoved citation.admission.yaml\nremoved citation.yaml\nchanged codeloc-generated.txt\nchanged dagster-workspace.yaml\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "citation.yaml")); !os.IsNotExist(err) {
@@ -302,6 +304,14 @@ func TestApplicationOutputRefused(t *testing.T) {
 			}
 		}, []string{
 			`mediawatch.yaml: generated-name-taken: exists and is not codeloc's (not listed in codeloc-generated.txt, no generated header), but is where the Application of code-location mediawatch (`,
+		}},
+		// A cluster/apps repo's own README is the platform's: moved away first.
+		{"hand-written README", []string{"mediawatch"}, func(t *testing.T, _, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# cluster/apps\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{
+			`README.md: generated-name-taken: exists and is not codeloc's (not listed in codeloc-generated.txt, no generated header), but is where the README of the code-location graph goes`,
 		}},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,7 @@ func Codeloc() *cobra.Command {
 		NewSchemaCmd(),
 		NewContractCmd(),
 		NewApplicationCmd(),
+		NewGraphCmd(),
 		NewGenerateCmd(),
 		NewCheckCmd(),
 		NewExplainCmd(),
