@@ -125,6 +125,23 @@ type cliResult struct {
 // click resolves — or refuses — with codeloc's reading of the same
 // container (invocations).
 func TestCommandLinesAsDagster(t *testing.T) {
+	bin := fakeDagster(t)
+	for _, c := range cliCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // a Dagster import each: about 0.8 s
+			var ct corev1.Container
+			if err := sigsyaml.UnmarshalStrict([]byte(c.container), &ct); err != nil {
+				t.Fatal(err)
+			}
+			compareWithDagster(t, &ct, bin)
+		})
+	}
+}
+
+// fakeDagster is a folder holding `dagster`: Dagster's own CLI parsing
+// its argv and environment (testdata/dagster_cli.py), not running.
+func fakeDagster(t *testing.T) string {
+	t.Helper()
 	python := pyref.Python(t)
 	bin := t.TempDir()
 	script, err := filepath.Abs(filepath.Join("testdata", "dagster_cli.py"))
@@ -134,23 +151,23 @@ func TestCommandLinesAsDagster(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "dagster"), []byte("#!/bin/sh\nexec "+python+" "+script+" \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cliCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel() // a Dagster import each: about 0.8 s
-			var ct corev1.Container
-			if err := sigsyaml.UnmarshalStrict([]byte(c.container), &ct); err != nil {
-				t.Fatal(err)
-			}
-			want := runAsKubelet(t, &ct, bin)
-			var got []cliResult
-			for _, inv := range invocations(&ct, "c", nil) {
-				got = append(got, codelocResult(inv))
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("codeloc reads the command line unlike the kubelet, the shell and Dagster's click (-Dagster +codeloc):\n%s", d)
-			}
-		})
+	return bin
+}
+
+// compareWithDagster runs ct as the kubelet would and compares what
+// Dagster's click resolves with codeloc's reading of ct; it returns
+// click's results.
+func compareWithDagster(t *testing.T, ct *corev1.Container, bin string) []cliResult {
+	t.Helper()
+	want := runAsKubelet(t, ct, bin)
+	var got []cliResult
+	for _, inv := range invocations(ct, "c", nil) {
+		got = append(got, codelocResult(inv))
 	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("codeloc reads the command line unlike the kubelet, the shell and Dagster's click (-Dagster +codeloc):\n%s\ncommand %q args %q env %v", d, ct.Command, ct.Args, ct.Env)
+	}
+	return want
 }
 
 // codelocResult is an invocation as cliResult: click's params are the
