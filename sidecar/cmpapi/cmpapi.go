@@ -25,8 +25,9 @@ const (
 )
 
 // MaxGRPCMessageSize is the largest gRPC message the server takes and
-// sends: ARGOCD_GRPC_MAX_SIZE_MB MiB, 100 MiB by default, read once as
-// Argo CD's cmp-server reads it.
+// sends: ARGOCD_GRPC_MAX_SIZE_MB MiB, 100 MiB when unset or not a number,
+// as Argo CD's cmp-server reads it; unlike Argo CD, a value past 2047 MiB
+// (whose bytes would overflow an int32) also falls back to 100.
 var MaxGRPCMessageSize = maxMessageSize(os.Getenv(EnvGRPCMaxSizeMB))
 
 func maxMessageSize(mb string) int {
