@@ -170,7 +170,7 @@ func TestRenderMigrationWarnings(t *testing.T) {
 `
 	// render first says which contract it read: its versions and checksum.
 	sum := sha256.Sum256([]byte(contract))
-	summary := "contract " + filepath.Join(dir, "contract.yaml") + ": contractVersions [2, 3], sha256 " + hex.EncodeToString(sum[:]) + "\n"
+	summary := "contract file " + filepath.Join(dir, "contract.yaml") + ": contractVersions [2, 3], sha256 " + hex.EncodeToString(sum[:]) + "\n"
 	if diff := cmp.Diff(summary+want, stderr); diff != "" {
 		t.Errorf("stderr (-want +got):\n%s", diff)
 	}

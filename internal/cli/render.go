@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +16,8 @@ type renderFlags struct {
 	contract      string
 	kustomizeRoot string
 	bounds        boundFlags
+	// read is the contract --contract named, once loaded.
+	read *check.Contract
 }
 
 func (f *renderFlags) register(cmd *cobra.Command) {
@@ -43,36 +41,24 @@ func (f *renderFlags) request(dir string, stdin io.Reader) (render.Request, erro
 	return render.Request{Dir: dir, KustomizeRoot: f.kustomizeRoot, Contract: c, YAMLLimits: limits}, nil
 }
 
-// loadContract is --contract's contract, the embedded example when unset.
+// loadContract is --contract's contract (a file or stdin, holding the
+// contract or its ConfigMap: check.ReadContract, as codeloc check reads
+// it), the embedded example when unset. It keeps what was read for the
+// summary render prints.
 func (f *renderFlags) loadContract(stdin io.Reader) (*validate.Contract, error) {
-	if f.contract == check.Stdin {
-		c, problems := check.ReadContract(check.ContractSource{Arg: check.Stdin, Stdin: stdin})
+	if f.contract == "" {
+		c, problems := validate.LoadContract("")
 		if len(problems) > 0 {
-			return nil, problems
+			return nil, problems.Sorted()
 		}
-		return c.Contract, nil
-	}
-	c, problems := validate.LoadContract(f.contract)
-	if len(problems) == 0 {
 		return c, nil
 	}
-	// Not a contract: maybe the contract's ConfigMap.
-	if cm, more := check.ReadContract(check.ContractSource{Arg: f.contract}); len(more) == 0 && strings.HasPrefix(cm.Origin, "ConfigMap ") {
-		return cm.Contract, nil
+	c, problems := check.ReadContract(check.ContractSource{Arg: f.contract, Stdin: stdin})
+	if len(problems) > 0 {
+		return nil, problems
 	}
-	return nil, problems.Sorted()
-}
-
-// contractSummary is the line render prints on stderr for a contract
-// given with --contract: its versions and the sha256 of its bytes, to
-// compare with what the cluster serves.
-func contractSummary(c *validate.Contract) string {
-	sum := sha256.Sum256(c.Raw)
-	v := make([]string, len(c.ContractVersions))
-	for i, n := range c.ContractVersions {
-		v[i] = strconv.Itoa(n)
-	}
-	return fmt.Sprintf("contract %s: contractVersions [%s], sha256 %s", c.File, strings.Join(v, ", "), hex.EncodeToString(sum[:]))
+	f.read = c
+	return c.Contract, nil
 }
 
 // render renders req within the budget the flags set.
@@ -112,8 +98,8 @@ and nothing on stdout when the input is invalid.`,
 			if err != nil {
 				return err
 			}
-			if f.contract != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), contractSummary(req.Contract))
+			if f.read != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), f.read.Summary())
 			}
 			printWarnings(cmd.ErrOrStderr(), res.Warnings)
 			return res.WriteYAML(cmd.OutOrStdout())
