@@ -236,6 +236,27 @@ func TestRemovedFunctions(t *testing.T) {
 	}
 }
 
+// TestTemplateCallsNoMethods: a template may read the data's fields and
+// call functions, but a value's methods are not called (the engine is
+// text/template without method calls): the problem names the line, and the
+// hint says so.
+func TestTemplateCallsNoMethods(t *testing.T) {
+	src := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ .Name }}-{{ (semver \"1.2.3\").Major }}\n"
+	tmpl, ps := ParseTemplate("t.yaml", []byte(src))
+	if ps != nil {
+		t.Fatal(ps)
+	}
+	_, ps = tmpl.Execute(Data{Name: "x"})
+	want := problem.Problem{Code: CodeTemplate, File: "t.yaml", Line: 4, Column: 31,
+		Message: `executing "t.yaml" at <"1.2.3">: can't evaluate field Major in type *semver.Version`}
+	if len(ps) != 1 || !cmp.Equal(want, ps[0], cmpIgnoreHint) {
+		t.Fatalf("got %v", ps)
+	}
+	if !strings.Contains(ps[0].Hint, "never a value's methods") {
+		t.Errorf("hint %q does not say methods are not called", ps[0].Hint)
+	}
+}
+
 var cmpIgnoreHint = cmp.Comparer(func(a, b problem.Problem) bool {
 	a.Hint, b.Hint = "", ""
 	return a == b
