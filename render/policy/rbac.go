@@ -1,12 +1,12 @@
 package policy
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/problem"
@@ -79,11 +79,14 @@ func shippedNames(objs []*yaml.RNode, group, kind string) map[string]bool {
 	return set
 }
 
-// decodeObject decodes o into v, an API type; an object that does not
+// decodeObject decodes o into v, an API type, as the API server does (field
+// names case-sensitive: encoding/json would read a "roleref" key as
+// roleRef, which the API server drops) and with the decoder, and so the
+// per-type tables, the pod specs were decoded with. An object that does not
 // decode is malformed, which wellFormedRule reports.
 func decodeObject(o *yaml.RNode, v any) bool {
 	data, err := node.JSON(o.YNode())
-	return err == nil && json.Unmarshal(data, v) == nil
+	return err == nil && sigsjson.UnmarshalCaseSensitivePreserveInts(data, v) == nil
 }
 
 func (in *Context) checkRoleRef(o *yaml.RNode, ref rbacv1.RoleRef, roles map[string]bool) problem.Problems {

@@ -123,6 +123,14 @@ kind: Role
 metadata: {name: citation-game}
 rules: [{resources: [secrets]}]
 `, nil},
+		{"a roleRef spelled in another case is read as the API server reads it", `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: citation-case}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: admin}
+roleref: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: citation-dagster}
+subjects: [{kind: ServiceAccount, name: citation-dagster}]
+`, []string{"rbac-role-ref RoleBinding/citation-case.roleRef.kind"}},
 		{"malformed object left to wellFormedRule", `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
