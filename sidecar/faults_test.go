@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -283,7 +284,9 @@ func mustRender(t *testing.T) {
 // removed, no goroutine left, and the next request renders.
 func TestClientGoes(t *testing.T) {
 	sockDir(t)
-	metrics := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics"}
+	// A connection per scrape, closed at once: this sidecar runs in the
+	// test's process, whose goroutines are counted.
+	metrics := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics", scraper: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
 	s := startOurs(t, exampleContract, func(o *Options) {
 		o.MetricsAddr = strings.TrimSuffix(strings.TrimPrefix(metrics.metrics, "http://"), "/metrics")
 	})

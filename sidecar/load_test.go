@@ -210,6 +210,12 @@ type sidecarProc struct {
 	cmd     *exec.Cmd
 	metrics string
 	tmp     string // the sidecar's TMPDIR, where nothing may appear
+	// scraper reads /metrics over one kept-alive connection: the sidecar
+	// then always serves our samples with the same goroutines (the
+	// connection's and its request's). A connection per sample would
+	// leave the previous one's goroutine closing for a moment or not,
+	// which moved the count by one with the timing.
+	scraper *http.Client
 }
 
 // procSample is the sidecar's resident memory (MiB) and goroutines.
@@ -224,7 +230,7 @@ func startBinary(t *testing.T) *sidecarProc {
 	t.Helper()
 	bin := sidecarBinary(t)
 	socks := sockDir(t)
-	p := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics", tmp: t.TempDir()}
+	p := &sidecarProc{metrics: "http://" + freeAddr(t) + "/metrics", tmp: t.TempDir(), scraper: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}}
 	p.cmd = exec.Command(bin, "--contract", exampleContract, "--config-dir", moduleRoot,
 		"--log-level", "warn", "--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(p.metrics, "http://"), "/metrics"))
 	p.cmd.Env = append(os.Environ(), "ARGOCD_PLUGINSOCKFILEPATH="+socks, "TMPDIR="+p.tmp)
@@ -234,6 +240,7 @@ func startBinary(t *testing.T) *sidecarProc {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		p.scraper.CloseIdleConnections()
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		if err := p.cmd.Wait(); err != nil {
 			t.Errorf("codeloc-sidecar: %v; logs:\n%s", err, logs)
@@ -267,17 +274,18 @@ func (p *sidecarProc) settle(t *testing.T, max int) procSample {
 	return s
 }
 
-// metric reads one unlabelled metric from the sidecar's /metrics, on a
-// connection of its own that is closed at once (no goroutine of ours stays
-// in the sidecar).
+// metric reads one unlabelled metric from the sidecar's /metrics, on the
+// scraper's connection.
 func (p *sidecarProc) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	res, err := c.Get(p.metrics)
+	res, err := p.scraper.Get(p.metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
+	defer func() {
+		_, _ = io.Copy(io.Discard, res.Body) // read to the end, so the connection is kept
+		res.Body.Close()
+	}()
 	sc := bufio.NewScanner(res.Body)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
