@@ -2,11 +2,14 @@ package dagster
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/codeloc/codeloc/render/policy"
@@ -221,6 +224,64 @@ func TestPythonName(t *testing.T) {
 			t.Errorf("pythonName(%s) = %s, want %s", json, got, py)
 		}
 	}
+}
+
+// TestPythonNameIsUnderscore holds pythonName to the Python client
+// generator's underscore() as regexps, on every JSON name of the API types
+// a container context reaches and on random names (capitals, digits, -, _,
+// non-ASCII letters and bytes).
+func TestPythonNameIsUnderscore(t *testing.T) {
+	acronym, word := regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`), regexp.MustCompile(`([a-z\d])([A-Z])`)
+	underscore := func(s string) string {
+		if pyKeywords[s] {
+			return "_" + s
+		}
+		s = word.ReplaceAllString(acronym.ReplaceAllString(s, "${1}_${2}"), "${1}_${2}")
+		return strings.ToLower(strings.ReplaceAll(s, "-", "_"))
+	}
+	names := apiJSONNames(reflect.TypeFor[batchv1.Job](), map[reflect.Type]bool{})
+	rng := rand.New(rand.NewPCG(34, 4))
+	const alphabet = "aAbBzZ09-_xXYé\xff"
+	for range 20000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		names = append(names, string(b))
+	}
+	if len(names) < 20000+500 {
+		t.Fatalf("only %d API names", len(names)-20000)
+	}
+	for _, n := range names {
+		if got, want := pythonName(n), underscore(n); got != want {
+			t.Errorf("pythonName(%q) = %q, underscore() gives %q", n, got, want)
+		}
+	}
+}
+
+// apiJSONNames are the JSON field names of t and of every struct it reaches.
+func apiJSONNames(t reflect.Type, seen map[reflect.Type]bool) []string {
+	t = indirect(t)
+	if seen[t] {
+		return nil
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Array:
+		return apiJSONNames(t.Elem(), seen)
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+		names = append(names, apiJSONNames(f.Type, seen)...)
+	}
+	return names
 }
 
 func TestAPIKeysEveryPodField(t *testing.T) {

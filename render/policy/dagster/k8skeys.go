@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 )
@@ -173,24 +172,64 @@ var optionalFields = map[string]bool{
 	"PodFailurePolicyOnPodConditionsPattern.status": true,
 }
 
-// The Kubernetes Python client's attribute names: its generator's
-// underscore() (hostIPC -> host_ipc, targetWWNs -> target_ww_ns,
-// externalIPs -> external_i_ps), with a leading _ for Python keywords
-// (exec -> _exec).
-var (
-	acronymBreak = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`) })
-	wordBreak    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-z\d])([A-Z])`) })
-	pyKeywords   = map[string]bool{"exec": true, "from": true, "continue": true, "not": true, "async": true, "global": true}
-)
+// pyKeywords are the JSON names the Kubernetes Python client prefixes with
+// _, Python keywords (exec -> _exec).
+var pyKeywords = map[string]bool{"exec": true, "from": true, "continue": true, "not": true, "async": true, "global": true}
 
+// pythonName is the Kubernetes Python client's attribute name for a JSON
+// field name: its generator's underscore() (hostIPC -> host_ipc,
+// targetWWNs -> target_ww_ns, externalIPs -> external_i_ps), with a
+// leading _ for Python keywords. underscore() is two substitutions,
+// ([A-Z]+)([A-Z][a-z]) then ([a-z\d])([A-Z]), each into \1_\2, then "-"
+// into "_" and lower case. They are written out here (a test holds them to
+// the regexps): compiling and running the regexps cost a tenth of a
+// millisecond of every render with a container context.
 func pythonName(jsonName string) string {
 	if pyKeywords[jsonName] {
 		return "_" + jsonName
 	}
-	s := acronymBreak().ReplaceAllString(jsonName, "${1}_${2}")
-	s = wordBreak().ReplaceAllString(s, "${1}_${2}")
-	return strings.ToLower(strings.ReplaceAll(s, "-", "_"))
+	return strings.ToLower(strings.ReplaceAll(breakWords(breakAcronyms(jsonName)), "-", "_"))
 }
+
+// breakAcronyms puts _ before the last capital of each run of two or more
+// ASCII capitals followed by an ASCII lower-case letter (HTTPGet ->
+// HTTP_Get): ([A-Z]+)([A-Z][a-z]) into \1_\2.
+func breakAcronyms(s string) string {
+	out := make([]byte, 0, len(s)+2)
+	capitals := 0 // the length of the run of capitals just before s[i]
+	for i := range len(s) {
+		c := s[i]
+		if isLowerASCII(c) && capitals >= 2 {
+			last := out[len(out)-1]
+			out = append(out[:len(out)-1], '_', last)
+		}
+		if isUpperASCII(c) {
+			capitals++
+		} else {
+			capitals = 0
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// breakWords puts _ between an ASCII lower-case letter or digit and the
+// ASCII capital after it (hostIPC -> host_IPC): ([a-z\d])([A-Z]) into
+// \1_\2 (the matches cannot overlap: each ends with a capital, which
+// cannot start one).
+func breakWords(s string) string {
+	out := make([]byte, 0, len(s)+4)
+	for i := range len(s) {
+		if i > 0 && isUpperASCII(s[i]) && (isLowerASCII(s[i-1]) || '0' <= s[i-1] && s[i-1] <= '9') {
+			out = append(out, '_')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
