@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 
@@ -115,23 +114,31 @@ func CheckSize(size int64, l Limits) *Exceeded {
 // parse as YAML is not its concern (nil): whoever parses it reports that,
 // and a file kustomize only carries (a generator's source) need not be YAML.
 func Check(data []byte, l Limits) *Exceeded {
+	_, e := Parse(data, l)
+	return e
+}
+
+// Parse is Check that also returns the documents it parsed, up to the
+// first syntax error (none past a limit), for a caller that would parse
+// data again: with their line numbers relative to the stream, aliases
+// unexpanded.
+func Parse(data []byte, l Limits) ([]*yaml.Node, *Exceeded) {
 	l = l.WithDefaults()
 	if e := CheckSize(int64(len(data)), l); e != nil {
-		return e
+		return nil, e
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	w := walk{limits: l, memo: map[*yaml.Node]expansion{}, open: map[*yaml.Node]bool{}}
+	var docs []*yaml.Node
 	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return nil // a syntax error: the parser's caller reports it
+		doc := &yaml.Node{}
+		if err := dec.Decode(doc); err != nil {
+			return docs, nil // the end, or a syntax error: the parser's caller reports it
 		}
-		if e := w.document(&doc); e != nil {
-			return e
+		if e := w.document(doc); e != nil {
+			return nil, e
 		}
+		docs = append(docs, doc)
 	}
 }
 

@@ -123,3 +123,41 @@ func TestCycleSaysWhy(t *testing.T) {
 		t.Errorf("Check = %d:%d %q", e.Line, e.Column, e.Error())
 	}
 }
+
+// TestParseReturnsWhatItChecked: the documents up to the first syntax
+// error, with their stream line numbers; nothing past a limit.
+func TestParseReturnsWhatItChecked(t *testing.T) {
+	small := Limits{AliasNodes: 1000, Depth: 20, Bytes: 1 << 20}
+	tests := []struct {
+		name  string
+		data  string
+		lines []int // the line of each document's first node; nil: refused
+	}{
+		{"three documents", "a: 1\n---\nb: 2\n---\n- c\n", []int{1, 3, 5}},
+		{"stops at a syntax error", "a: 1\n---\nb: [\n---\nc: 3\n", []int{1}},
+		{"empty", "", []int{}},
+		{"a bomb after a good document", "a: 1\n---\n" + laughs(9, 9), nil},
+		{"too deep", "a: 1\n---\n" + nested(25), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, e := Parse([]byte(tt.data), small)
+			if tt.lines == nil {
+				if e == nil || docs != nil {
+					t.Fatalf("Parse = %d documents, %v; want a refusal and none", len(docs), e)
+				}
+				return
+			}
+			if e != nil {
+				t.Fatal(e)
+			}
+			got := []int{}
+			for _, d := range docs {
+				got = append(got, d.Content[0].Line)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.lines) {
+				t.Errorf("document lines %v, want %v", got, tt.lines)
+			}
+		})
+	}
+}

@@ -41,7 +41,8 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 	if err != nil {
 		return data, err
 	}
-	if e := yamlbound.Check(data, g.b.limits); e != nil {
+	parsed, e := yamlbound.Parse(data, g.b.limits)
+	if e != nil {
 		return nil, g.b.yamlLimit(path, e)
 	}
 	path = filepath.Clean(path)
@@ -56,7 +57,7 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 	case g.b.objectFiles[path]:
 		delete(g.b.objectFiles, path) // once, though listed twice
 		before := len(g.b.problems)
-		docs := node.Documents(data)
+		docs := node.Mappings(parsed) // the checks below read them; kustomize parses its own
 		for _, doc := range docs {
 			g.b.checkPluginConfig(path, doc, nil)
 		}
@@ -66,7 +67,7 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 		if len(g.b.problems) > before {
 			return nil, errRefused // kustomize stops here: it would fetch, or read too much
 		}
-		g.b.checkMetadata(path, data)
+		g.b.checkMetadata(path, data, docs)
 	}
 	return data, nil
 }

@@ -15,11 +15,11 @@ import (
 // written, before kustomize reads it: kustomize turns some malformed
 // shapes into valid ones (labels: [1, 2] comes out as the label 1: "2"),
 // so that the mistake would otherwise never be seen.
-func (b *builder) checkMetadata(file string, data []byte) {
+func (b *builder) checkMetadata(file string, data []byte, docs []*yaml.RNode) {
 	if len(data) > maxSourceBytes {
 		return
 	}
-	for _, doc := range node.Documents(data) {
+	for _, doc := range docs {
 		b.problems = append(b.problems, metadataProblems(file, doc)...)
 	}
 }

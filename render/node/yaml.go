@@ -27,15 +27,25 @@ func Sequence(n *yaml.RNode, field string) []*yaml.RNode {
 // numbers relative to the stream (a split per document would restart
 // them). It stops at the first syntax error: kustomize reports those.
 func Documents(data []byte) []*yaml.RNode {
-	var docs []*yaml.RNode
+	var docs []*yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			return docs
+		n := &yaml.Node{}
+		if err := dec.Decode(n); err != nil {
+			return Mappings(docs)
 		}
+		docs = append(docs, n)
+	}
+}
+
+// Mappings are the documents of a decoded stream (Documents' or
+// yamlbound.Parse's) that hold one mapping: the objects.
+func Mappings(docs []*yaml.Node) []*yaml.RNode {
+	var out []*yaml.RNode
+	for _, n := range docs {
 		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 && n.Content[0].Kind == yaml.MappingNode {
-			docs = append(docs, yaml.NewRNode(n.Content[0]))
+			out = append(out, yaml.NewRNode(n.Content[0]))
 		}
 	}
+	return out
 }
