@@ -459,6 +459,18 @@ func TestNullMetadataMaps(t *testing.T) {
 	}
 }
 
+// TestMetadataOfALargeFile: the metadata check reads every object file the
+// bounds let through, whatever its size (it once skipped files past 8 MiB).
+func TestMetadataOfALargeFile(t *testing.T) {
+	big := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: citation-big\n  labels: [1, 2]\ndata:\n  blob: " + strings.Repeat("x", 9<<20) + "\n"
+	fs, root := memTree(t, map[string]string{"kustomization.yaml": "resources:\n- big.yaml\n", "big.yaml": big})
+	out := Build(fs, root, Options{})
+	want := []string{"object-metadata big.yaml:5:11 ConfigMap/citation-big.metadata.labels"}
+	if diff := cmp.Diff(want, lines(root, out.Problems)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
 // TestYAMLBounds: every file kustomize reads is bounded before kustomize
 // parses it, with the build's limits; what stays within them builds.
 func TestYAMLBounds(t *testing.T) {

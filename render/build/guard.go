@@ -67,7 +67,7 @@ func (g guard) ReadFile(path string) ([]byte, error) {
 		if len(g.b.problems) > before {
 			return nil, errRefused // kustomize stops here: it would fetch, or read too much
 		}
-		g.b.checkMetadata(path, data, docs)
+		g.b.checkMetadata(path, docs)
 	}
 	return data, nil
 }

@@ -15,10 +15,7 @@ import (
 // written, before kustomize reads it: kustomize turns some malformed
 // shapes into valid ones (labels: [1, 2] comes out as the label 1: "2"),
 // so that the mistake would otherwise never be seen.
-func (b *builder) checkMetadata(file string, data []byte, docs []*yaml.RNode) {
-	if len(data) > maxSourceBytes {
-		return
-	}
+func (b *builder) checkMetadata(file string, docs []*yaml.RNode) {
 	for _, doc := range docs {
 		b.problems = append(b.problems, metadataProblems(file, doc)...)
 	}
