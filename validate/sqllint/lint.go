@@ -47,8 +47,8 @@ func Lint(sql string, cfg Config) []Finding {
 func (s *Session) Lint(sql string) []Finding {
 	cfg := s.cfg
 	tree, scan, err := parse(sql)
-	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[string]bool{},
-		lockTimeout: cfg.LockTimeout > 0, s: s, addedNotValid: map[string]string{}, droppedIfExists: map[string]bool{}}
+	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[createdKey]bool{},
+		lockTimeout: cfg.LockTimeout > 0, s: s, addedNotValid: map[string]string{}, droppedIfExists: map[constraintKey]bool{}}
 	if err != nil {
 		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: syntaxMessage(err.Error()),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
@@ -76,7 +76,7 @@ type linter struct {
 	lines   []int // byte offset of each line's start
 	cfg     Config
 	noTx    bool
-	created map[string]bool // tables (and indexes) created by the file itself
+	created map[createdKey]bool // what the file itself created (names.go)
 	// lockTimeout: a non-zero lock_timeout is in force (the contract's, or
 	// the file's own SET).
 	lockTimeout bool
@@ -88,7 +88,7 @@ type linter struct {
 	addedNotValid map[string]string
 	// droppedIfExists: constraints this no-transaction file drops IF
 	// EXISTS, which makes adding them again re-runnable.
-	droppedIfExists map[string]bool
+	droppedIfExists map[constraintKey]bool
 
 	// per statement
 	start    int // byte offset of the statement's first character of code
@@ -172,10 +172,16 @@ func (l *linter) check(stmt any) string {
 			"remove it: each file is one transaction; a file that must run outside one starts with the line -- codeloc:no-transaction")
 	case "VariableSetStmt":
 		l.setVariable(n)
+	case "DiscardStmt":
+		if n.str("target") == "DISCARD_ALL" {
+			l.lockTimeout = false // DISCARD ALL runs RESET ALL
+		}
 	case "CreateStmt":
-		l.created[n.get("relation").str("relname")] = true
+		l.create(relations, rangeVarName(n.get("relation")))
 	case "CreateTableAsStmt":
-		l.created[n.get("into").get("rel").str("relname")] = true
+		l.create(relations, rangeVarName(n.get("into").get("rel")))
+	case "CreateSchemaStmt":
+		l.create(schemas, objectName{name: n.str("schemaname")})
 	case "TruncateStmt":
 		return l.truncate(n)
 	case "LockStmt":
@@ -184,7 +190,7 @@ func (l *linter) check(stmt any) string {
 			return "LOCK TABLE in " + lockModes[mode] + " mode"
 		}
 	case "CreateTrigStmt":
-		if !l.created[n.get("relation").str("relname")] {
+		if !l.createdHere(relations, rangeVarName(n.get("relation"))) {
 			return "CREATE TRIGGER takes a SHARE ROW EXCLUSIVE lock"
 		}
 	case "ClusterStmt":
@@ -199,9 +205,7 @@ func (l *linter) check(stmt any) string {
 		return l.alterDomain(n)
 	case "CreateDomainStmt":
 		// A new domain's CHECK reads no table: no column uses it yet.
-		if names := n.list("domainname"); len(names) > 0 {
-			l.created[is(names[len(names)-1], "String").str("sval")] = true
-		}
+		l.create(types, partsName(n.list("domainname")))
 	}
 	return ""
 }
@@ -213,15 +217,15 @@ var lockModes = map[int]string{1: "ACCESS SHARE", 2: "ROW SHARE", 3: "ROW EXCLUS
 const noTxHint = "in a file whose first line is -- codeloc:no-transaction"
 
 func (l *linter) createIndex(s node) string {
-	table := s.get("relation").str("relname")
-	if name := s.str("idxname"); name != "" {
-		l.created[name] = true
-	}
+	rel := rangeVarName(s.get("relation"))
+	table := rel.name
+	// An index lives in its table's schema.
+	l.create(relations, objectName{schema: rel.schema, name: s.str("idxname")})
 	if s.bool("concurrent") {
 		l.concurrentlyInTx("CREATE INDEX CONCURRENTLY")
 		return ""
 	}
-	if l.created[table] {
+	if l.createdHere(relations, rel) {
 		return ""
 	}
 	l.find(RuleIndexBlocking, -1, fmt.Sprintf("CREATE INDEX on the existing table %q takes a SHARE lock: every INSERT, UPDATE and DELETE on it waits for the whole build", table),
@@ -243,19 +247,21 @@ func (l *linter) drop(s node) string {
 			l.concurrentlyInTx("DROP INDEX CONCURRENTLY")
 			return ""
 		}
-		if l.allCreated(s.list("objects")) {
+		if l.allCreated(relations, s.list("objects")) {
 			return ""
 		}
 		l.find(RuleIndexBlocking, -1, "DROP INDEX takes an ACCESS EXCLUSIVE lock on the index's table: every query on the table waits for it",
 			"drop it with DROP INDEX CONCURRENTLY "+noTxHint)
 		return "DROP INDEX takes an ACCESS EXCLUSIVE lock"
 	case "OBJECT_TABLE", "OBJECT_SCHEMA":
+		ns := schemas
 		if what == "OBJECT_TABLE" {
+			ns = relations
 			for _, o := range s.list("objects") {
-				l.s.forgetTable(lastName(o))
+				l.s.forgetTable(listName(o).name)
 			}
 		}
-		if l.allCreated(s.list("objects")) {
+		if l.allCreated(ns, s.list("objects")) {
 			return ""
 		}
 		what = "DROP " + what[len("OBJECT_"):]
@@ -266,31 +272,15 @@ func (l *linter) drop(s node) string {
 	return ""
 }
 
-// allCreated reports whether every object a DROP names was created by the
-// file itself (its last name, as the file wrote it).
-func (l *linter) allCreated(objects []any) bool {
+// allCreated reports whether the file itself created every object a DROP
+// names, under the name the DROP writes.
+func (l *linter) allCreated(ns namespace, objects []any) bool {
 	for _, o := range objects {
-		items := []any{o}
-		if list := is(o, "List"); list != nil {
-			items = list.list("items")
-		}
-		if len(items) == 0 || !l.created[is(items[len(items)-1], "String").str("sval")] {
+		if !l.createdHere(ns, listName(o)) {
 			return false
 		}
 	}
 	return len(objects) > 0
-}
-
-// lastName is the last part of a qualified name of a DROP's list.
-func lastName(o any) string {
-	items := []any{o}
-	if list := is(o, "List"); list != nil {
-		items = list.list("items")
-	}
-	if len(items) == 0 {
-		return ""
-	}
-	return is(items[len(items)-1], "String").str("sval")
 }
 
 func (l *linter) reindex(s node) string {
@@ -319,14 +309,14 @@ func defBool(d node) bool {
 }
 
 func (l *linter) alterTable(s node) string {
-	table := s.get("relation").str("relname")
+	rel := rangeVarName(s.get("relation"))
 	if s.str("objtype") != "OBJECT_TABLE" {
 		return ""
 	}
-	if l.created[table] {
+	if l.createdHere(relations, rel) {
 		for _, c := range s.list("cmds") {
 			if cmd := is(c, "AlterTableCmd"); cmd != nil {
-				l.remember(table, cmd)
+				l.remember(rel, cmd)
 			}
 		}
 		return ""
@@ -340,16 +330,16 @@ func (l *linter) alterTable(s node) string {
 		if lock := alterLock(cmd); lock != "" && strong == "" {
 			strong = "ALTER TABLE ... " + subcommand(cmd) + " takes an " + lock + " lock"
 		}
-		l.alterCmd(table, cmd)
-		l.remember(table, cmd)
+		l.alterCmd(rel, cmd)
+		l.remember(rel, cmd)
 	}
 	return strong
 }
 
 // alterCmd applies the rules to one subcommand of ALTER TABLE on an
 // existing table.
-func (l *linter) alterCmd(table string, cmd node) {
-	name := cmd.str("name")
+func (l *linter) alterCmd(rel objectName, cmd node) {
+	table, name := rel.name, cmd.str("name")
 	switch cmd.str("subtype") {
 	case "AT_AddColumn":
 		l.addColumn(table, is(cmd["def"], "ColumnDef"))
@@ -358,7 +348,7 @@ func (l *linter) alterCmd(table string, cmd node) {
 			fmt.Sprintf("ALTER COLUMN %q TYPE rewrites the table %q and its indexes under an ACCESS EXCLUSIVE lock (every type change but a few binary-compatible ones)", name, table),
 			"add a column of the new type, backfill it in batches, switch the code to it, and drop the old column in a later revision")
 	case "AT_SetNotNull":
-		if l.s.notNullChecked(table, name) {
+		if l.s.notNullChecked(rel, name) {
 			return
 		}
 		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock: no validated CHECK (%s IS NOT NULL) of the table is known from an earlier file or statement", name, table, name),
@@ -485,7 +475,7 @@ func (l *linter) uniqueConstraint(table string, at int) {
 func (l *linter) rename(s node) string {
 	rel := s.get("relation")
 	table := rel.str("relname")
-	if l.created[table] {
+	if l.createdHere(relations, rangeVarName(rel)) {
 		return ""
 	}
 	switch s.str("renameType") {
@@ -506,16 +496,28 @@ func (l *linter) rename(s node) string {
 	return ""
 }
 
+// setVariable follows lock_timeout through the file's SET and RESET. The
+// Job sets the contract's lock_timeout as a SET of the session would
+// (set_config), so RESET, SET ... TO DEFAULT and RESET ALL go back past it,
+// to the role's or the server's default: none is assumed.
 func (l *linter) setVariable(s node) {
+	kind := s.str("kind")
+	if kind == "VAR_RESET_ALL" {
+		l.lockTimeout = false
+		return
+	}
 	if s.str("name") != "lock_timeout" {
 		return
 	}
-	switch s.str("kind") {
+	switch kind {
 	case "VAR_SET_VALUE":
+		if s.bool("is_local") && l.noTx {
+			return // SET LOCAL outside a transaction block does nothing
+		}
 		args := s.list("args")
 		l.lockTimeout = len(args) > 0 && !zeroSetting(constString(args[0]))
-	case "VAR_SET_DEFAULT", "VAR_RESET", "VAR_RESET_ALL":
-		l.lockTimeout = l.cfg.LockTimeout > 0
+	case "VAR_SET_DEFAULT", "VAR_RESET":
+		l.lockTimeout = false
 	}
 }
 

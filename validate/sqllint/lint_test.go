@@ -54,6 +54,17 @@ var lintCases = []struct {
 	{"table created in the same file", "CREATE TABLE t (c int);\nCREATE INDEX i ON t (c);\nDROP INDEX i;", withTimeout, nil},
 	{"table created in the same no-transaction file, concurrently", noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);", withTimeout, nil},
 	{"table created with AS", "CREATE TABLE t AS SELECT 1 AS c;\nCREATE INDEX i ON t (c);", withTimeout, nil},
+
+	// what the file created: by schema, name and namespace
+	{"a table of another schema", "CREATE TABLE scratch.users (id int);\nALTER TABLE public.users ALTER COLUMN email TYPE text;", withTimeout, []string{"2:39 sql-column-type-change"}},
+	{"qualified then unqualified: search_path decides", "CREATE TABLE scratch.users (id int);\nALTER TABLE users DROP COLUMN email;", withTimeout, []string{"2:1 sql-drop"}},
+	{"the same qualified name", "CREATE TABLE app.users (id int);\nALTER TABLE app.users ALTER COLUMN id TYPE bigint;\nCREATE INDEX i ON app.users (id);\nDROP INDEX app.i;", withTimeout, nil},
+	{"an index lives in its table's schema", "CREATE TABLE app.t (c int);\nCREATE INDEX i ON app.t (c);\nDROP INDEX i;", withTimeout, []string{"3:1 sql-index-blocking"}},
+	{"a domain is no table", "CREATE DOMAIN users AS int;\nALTER TABLE users DROP COLUMN email;", withTimeout, []string{"2:1 sql-drop"}},
+	{"a table is no schema", "CREATE TABLE public (c int);\nDROP SCHEMA public CASCADE;", withTimeout, []string{"2:1 sql-drop"}},
+	{"a schema of the file", "CREATE SCHEMA scratch;\nDROP SCHEMA scratch;", withTimeout, nil},
+	{"a table is no domain", "CREATE TABLE positive (c int);\nALTER DOMAIN positive ADD CONSTRAINT positive_check CHECK (VALUE > 0);", withTimeout, []string{"2:1 sql-domain-constraint"}},
+	{"an index is no other schema's table", "CREATE INDEX CONCURRENTLY orders ON scratch.t (c);\nTRUNCATE public.orders;\nREFRESH MATERIALIZED VIEW public.orders;", withTimeout, []string{"1:1 sql-concurrently-in-transaction", "3:1 sql-refresh-blocking"}},
 	{"drop index", "DROP INDEX i;", withTimeout, []string{"1:1 sql-index-blocking"}},
 	{"drop index concurrently", noTx + "DROP INDEX CONCURRENTLY IF EXISTS i;", withTimeout, nil},
 	{"drop index concurrently in a transaction", "DROP INDEX CONCURRENTLY i;", withTimeout, []string{"1:1 sql-concurrently-in-transaction"}},
@@ -110,7 +121,14 @@ var lintCases = []struct {
 	{"the file's own lock_timeout", "SET lock_timeout = '2s';\nALTER TABLE t ALTER COLUMN c SET DEFAULT 0;", sqllint.Config{}, nil},
 	{"the file sets lock_timeout to 0", "SET lock_timeout TO 0;\nALTER TABLE t ALTER COLUMN c SET DEFAULT 0;", withTimeout, []string{"2:1 warning sql-lock-timeout"}},
 	{"the file sets lock_timeout to '0ms'", "SET LOCAL lock_timeout = '0ms';\nTRUNCATE t;", withTimeout, []string{"2:1 warning sql-lock-timeout"}},
-	{"reset lock_timeout to the contract's", "SET lock_timeout = 0;\nRESET lock_timeout;\nTRUNCATE t;", withTimeout, nil},
+	// The Job SETs the contract's lock_timeout (set_config): RESET goes
+	// back past it, to a default codeloc cannot know.
+	{"reset lock_timeout: not the contract's", "SET lock_timeout = '2s';\nRESET lock_timeout;\nTRUNCATE t;", withTimeout, []string{"3:1 warning sql-lock-timeout"}},
+	{"lock_timeout to default", "SET lock_timeout TO DEFAULT;\nTRUNCATE t;", withTimeout, []string{"2:1 warning sql-lock-timeout"}},
+	{"reset all", "SET lock_timeout = '2s';\nRESET ALL;\nTRUNCATE t;", withTimeout, []string{"3:1 warning sql-lock-timeout"}},
+	{"discard all", noTx + "SET lock_timeout = '2s';\nDISCARD ALL;\nALTER TABLE t ADD COLUMN IF NOT EXISTS c int;", withTimeout, []string{"4:1 warning sql-lock-timeout"}},
+	{"set local in a transaction", "SET LOCAL lock_timeout = '2s';\nTRUNCATE t;", sqllint.Config{}, nil},
+	{"set local outside one does nothing", noTx + "SET LOCAL lock_timeout = '2s';\nALTER TABLE t ADD COLUMN IF NOT EXISTS c int;", sqllint.Config{}, []string{"3:1 warning sql-lock-timeout"}},
 	{"lock_timeout only after the statement", "ALTER TABLE t ALTER COLUMN c SET DEFAULT 0;\nSET lock_timeout = '1s';", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout"}},
 	{"weak locks need none", "CREATE TABLE t (c int);\nALTER TABLE t ADD COLUMN d int;\nALTER TABLE u VALIDATE CONSTRAINT k;\nINSERT INTO u VALUES (1);", sqllint.Config{}, nil},
 	{"one finding per statement", "CREATE INDEX i ON t (c);", sqllint.Config{}, []string{"1:1 sql-index-blocking"}},
@@ -207,6 +225,7 @@ var lintCases = []struct {
 	{"re-runnable forms", noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON u (c);\nCREATE OR REPLACE VIEW v AS SELECT 1;\nCREATE SCHEMA IF NOT EXISTS s;\n" +
 		"ALTER TABLE u ADD COLUMN IF NOT EXISTS c int;\nALTER TABLE u DROP CONSTRAINT IF EXISTS k, ADD CONSTRAINT k CHECK (c > 0) NOT VALID;\nALTER TABLE u VALIDATE CONSTRAINT k;\nDROP INDEX CONCURRENTLY IF EXISTS j;\n" +
 		"ALTER TYPE mood ADD VALUE IF NOT EXISTS 'b';\nUPDATE u SET c = 0 WHERE c IS NULL;\nREINDEX INDEX CONCURRENTLY i;\nVACUUM (ANALYZE) u;", withTimeout, nil},
+	{"dropped if exists on one table, added on another", noTx + "ALTER TABLE a.t DROP CONSTRAINT IF EXISTS k;\nALTER TABLE b.t ADD CONSTRAINT k CHECK (c > 0) NOT VALID;", withTimeout, []string{"3:1 sql-not-rerunnable"}},
 	{"the same statements in a transaction", "CREATE TABLE t (c int);\nALTER TABLE u ADD COLUMN c int;\nCREATE VIEW v AS SELECT 1;", withTimeout, nil},
 
 	// lock_timeout: only the locks that block reads or writes
@@ -357,6 +376,12 @@ func TestSession(t *testing.T) {
 			[][]string{nil, nil, {"2:1 warning sql-drop allowed: rebuilt"}, {"1:1 sql-set-not-null"}}},
 		{"another table's check", []string{"ALTER TABLE u ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL) NOT VALID;", "ALTER TABLE u VALIDATE CONSTRAINT t_c_nn;", setNN},
 			[][]string{nil, nil, {"1:1 sql-set-not-null"}}},
+		{"another schema's table of that name", []string{"ALTER TABLE app.t ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL) NOT VALID;", "ALTER TABLE app.t VALIDATE CONSTRAINT t_c_nn;", "ALTER TABLE other.t ALTER COLUMN c SET NOT NULL;"},
+			[][]string{nil, nil, {"1:1 sql-set-not-null"}}},
+		{"the same qualified table", []string{"ALTER TABLE app.t ADD CONSTRAINT t_c_nn CHECK (c IS NOT NULL) NOT VALID;", "ALTER TABLE app.t VALIDATE CONSTRAINT t_c_nn;", "ALTER TABLE app.t ALTER COLUMN c SET NOT NULL;"},
+			[][]string{nil, nil, nil}},
+		{"another schema's table dropped: forgotten too", []string{addNN, validateNN, "-- codeloc:allow sql-drop gone\nDROP TABLE old.t;", setNN},
+			[][]string{nil, nil, {"2:1 warning sql-drop allowed: gone"}, {"1:1 sql-set-not-null"}}},
 		{"a syntax error in between changes nothing", []string{addNN, "SELEC 1;", validateNN, setNN}, [][]string{nil, {"1:1 sql-syntax"}, nil, nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,10 +36,10 @@ func (l *linter) rerunnable(k string, n node) {
 			fix = "write ALTER TYPE ... ADD VALUE IF NOT EXISTS"
 		}
 	case "AlterTableStmt":
-		table := n.get("relation").str("relname")
+		table := rangeVarName(n.get("relation"))
 		for _, c := range n.list("cmds") {
 			cmd := is(c, "AlterTableCmd")
-			key := table + "\x00" + cmd.str("name")
+			key := constraintKey{table, cmd.str("name")}
 			switch cmd.str("subtype") {
 			case "AT_AddColumn":
 				if !cmd.bool("missing_ok") {
@@ -52,7 +52,7 @@ func (l *linter) rerunnable(k string, n node) {
 					l.droppedIfExists[key] = true
 				}
 			case "AT_AddConstraint":
-				if l.droppedIfExists[table+"\x00"+constraintName(table, is(cmd["def"], "Constraint"))] {
+				if l.droppedIfExists[constraintKey{table, constraintName(table.name, is(cmd["def"], "Constraint"))}] {
 					continue
 				}
 				fix = "move it to a file that runs in a transaction (only what PostgreSQL refuses in a transaction needs -- codeloc:no-transaction), or drop it first: ALTER TABLE ... DROP CONSTRAINT IF EXISTS name, ADD CONSTRAINT name ..."

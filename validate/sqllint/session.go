@@ -6,9 +6,10 @@ package sqllint
 // PostgreSQL 12+ set NOT NULL without scanning the table.
 type Session struct {
 	cfg Config
-	// checks holds, per table, the CHECK constraints the files added that
-	// imply NOT NULL of some columns, by constraint name.
-	checks map[string]map[string]*notNullCheck
+	// checks holds, per table (as the files name it), the CHECK
+	// constraints the files added that imply NOT NULL of some columns, by
+	// constraint name.
+	checks map[objectName]map[string]*notNullCheck
 }
 
 // notNullCheck is a CHECK constraint whose expression implies that columns
@@ -20,12 +21,13 @@ type notNullCheck struct {
 
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
-	return &Session{cfg: cfg, checks: map[string]map[string]*notNullCheck{}}
+	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
-// implies that column is not null.
-func (s *Session) notNullChecked(table, column string) bool {
+// (named as the files named it when they added it) implies that column is
+// not null.
+func (s *Session) notNullChecked(table objectName, column string) bool {
 	for _, c := range s.checks[table] {
 		if !c.validated {
 			continue
@@ -39,12 +41,20 @@ func (s *Session) notNullChecked(table, column string) bool {
 	return false
 }
 
-func (s *Session) forgetTable(table string) { delete(s.checks, table) }
+// forgetTable forgets the constraints of every table that may be the one
+// named table, in whatever schema.
+func (s *Session) forgetTable(table string) {
+	for t := range s.checks {
+		if t.name == table {
+			delete(s.checks, t)
+		}
+	}
+}
 
 // remember records what one ALTER TABLE subcommand does to the table's
 // CHECK constraints. It runs after the rules, so that a statement is judged
 // by what the earlier ones did.
-func (l *linter) remember(table string, cmd node) {
+func (l *linter) remember(table objectName, cmd node) {
 	name := cmd.str("name")
 	switch cmd.str("subtype") {
 	case "AT_AddConstraint":
@@ -59,7 +69,7 @@ func (l *linter) remember(table string, cmd node) {
 		if l.s.checks[table] == nil {
 			l.s.checks[table] = map[string]*notNullCheck{}
 		}
-		l.s.checks[table][constraintName(table, c)] = &notNullCheck{columns: cols, validated: !c.bool("skip_validation")}
+		l.s.checks[table][constraintName(table.name, c)] = &notNullCheck{columns: cols, validated: !c.bool("skip_validation")}
 	case "AT_ValidateConstraint":
 		if c := l.s.checks[table][name]; c != nil {
 			c.validated = true
@@ -67,7 +77,7 @@ func (l *linter) remember(table string, cmd node) {
 	case "AT_DropConstraint":
 		delete(l.s.checks[table], name)
 	case "AT_DropColumn", "AT_AlterColumnType":
-		l.s.forgetTable(table)
+		l.s.forgetTable(table.name)
 	}
 }
 

@@ -8,7 +8,7 @@ import "fmt"
 func (l *linter) truncate(s node) string {
 	all := true
 	for _, r := range s.list("relations") {
-		if !l.created[is(r, "RangeVar").str("relname")] {
+		if !l.createdHere(relations, rangeVarName(is(r, "RangeVar"))) {
 			all = false
 		}
 	}
@@ -24,7 +24,7 @@ func (l *linter) truncate(s node) string {
 
 func (l *linter) cluster(s node) string {
 	table := s.get("relation").str("relname")
-	if table != "" && l.created[table] {
+	if l.createdHere(relations, rangeVarName(s.get("relation"))) {
 		return ""
 	}
 	what := fmt.Sprintf("CLUSTER rewrites the table %q", table)
@@ -60,7 +60,7 @@ func (l *linter) vacuum(s node) string {
 
 func (l *linter) refresh(s node) string {
 	view := s.get("relation").str("relname")
-	if s.bool("concurrent") || l.created[view] {
+	if s.bool("concurrent") || l.createdHere(relations, rangeVarName(s.get("relation"))) {
 		return "" // CONCURRENTLY: an EXCLUSIVE lock, reads go on
 	}
 	l.find(RuleRefreshBlocking, -1, fmt.Sprintf("REFRESH MATERIALIZED VIEW %q without CONCURRENTLY holds an ACCESS EXCLUSIVE lock on it for the whole refresh: every read of the view waits", view),
@@ -78,15 +78,9 @@ func (l *linter) dropDatabase(s node) {
 // on each table (typecmds.c, validateDomainConstraint: the same lock for
 // VALIDATE CONSTRAINT, so NOT VALID then VALIDATE is no way out).
 func (l *linter) alterDomain(s node) string {
-	var names []string
-	for _, n := range s.list("typeName") {
-		names = append(names, is(n, "String").str("sval"))
-	}
-	domain := ""
-	if len(names) > 0 {
-		domain = names[len(names)-1]
-	}
-	if l.created[domain] {
+	name := partsName(s.list("typeName"))
+	domain := name.name
+	if l.createdHere(types, name) {
 		return ""
 	}
 	var what string
