@@ -394,7 +394,7 @@ func (l *linter) addColumn(table string, col node) {
 			hasDefault = true
 			if fn := volatileCall(c["raw_expr"]); fn != "" {
 				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
-					fmt.Sprintf("ADD COLUMN %q with the default %s(), which is not a known IMMUTABLE or STABLE built-in (PostgreSQL makes a function VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
+					fmt.Sprintf("ADD COLUMN %q with a default calling %s, which is not a known IMMUTABLE or STABLE built-in (PostgreSQL makes a function, and an operator's, VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
 					"add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows only), and backfill the existing rows in batches")
 			}
 		case "CONSTR_IDENTITY", "CONSTR_GENERATED":

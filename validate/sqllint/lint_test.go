@@ -166,6 +166,11 @@ var lintCases = []struct {
 	// volatility by an allowlist of IMMUTABLE and STABLE built-ins
 	{"a user function's default", "ALTER TABLE t ADD COLUMN c uuid DEFAULT uuid();", withTimeout, []string{"1:33 sql-volatile-default"}},
 	{"a function of another schema, though named as a built-in", "ALTER TABLE t ADD COLUMN c timestamptz DEFAULT app.now();", withTimeout, []string{"1:40 sql-volatile-default"}},
+	{"a user operator", "ALTER TABLE t ADD COLUMN c int DEFAULT 1 @@@ 2;", withTimeout, []string{"1:32 sql-volatile-default"}},
+	{"an operator of another schema, though named as a built-in", "ALTER TABLE t ADD COLUMN c int DEFAULT 1 OPERATOR(app.+) 2;", withTimeout, []string{"1:32 sql-volatile-default"}},
+	{"a user operator in IN and ANY", "ALTER TABLE t ADD COLUMN c bool DEFAULT (1 === ANY (ARRAY[1])), ADD COLUMN d bool DEFAULT ('a' IS DISTINCT FROM 'b');", withTimeout, []string{"1:33 sql-volatile-default"}},
+	{"built-in operators", "ALTER TABLE t ADD COLUMN c int DEFAULT (1 + 2) * 3 % 4, ADD COLUMN d text DEFAULT 'a' || 'b', ADD COLUMN e bool DEFAULT ('a' LIKE 'b' AND 1 <> 2 AND 1 BETWEEN 0 AND 2), " +
+		"ADD COLUMN f text DEFAULT '{}'::jsonb ->> 'k', ADD COLUMN g bool DEFAULT (1 = ANY (ARRAY[1]) AND 'a' IS DISTINCT FROM 'b'), ADD COLUMN h int DEFAULT OPERATOR(pg_catalog.+) 1;", withTimeout, nil},
 	{"nextval", "ALTER TABLE t ADD COLUMN n bigint DEFAULT nextval('t_n_seq');", withTimeout, []string{"1:35 sql-volatile-default"}},
 	{"uuid-ossp's v4", "ALTER TABLE t ADD COLUMN u uuid DEFAULT uuid_generate_v4();", withTimeout, []string{"1:33 sql-volatile-default"}},
 	{"known stable and immutable built-ins", "ALTER TABLE t ADD COLUMN a timestamptz DEFAULT pg_catalog.now(), ADD COLUMN b text DEFAULT lower(to_char(now(), 'YYYY')) || 'x', " +

@@ -1,5 +1,7 @@
 package sqllint
 
+import "strings"
+
 // stable lists functions PostgreSQL ships as IMMUTABLE or STABLE (pg_proc's
 // provolatile 'i' or 's', in every overload) that a column default
 // commonly calls: such a default is computed once by ADD COLUMN and stored
@@ -36,30 +38,82 @@ var stable = map[string]bool{
 	"uuid_generate_v3": true, "uuid_generate_v5": true,
 }
 
-// volatileCall returns the name of the first function the expression calls
-// that is not a known IMMUTABLE or STABLE built-in, or "".
+// stableOperators are the operator names of the IMMUTABLE or STABLE
+// built-in operators a column default commonly uses: arithmetic,
+// concatenation, comparison, pattern matching, bits, json and arrays. An
+// operator is a function call too (CREATE OPERATOR names a function, which
+// CREATE FUNCTION makes VOLATILE unless told otherwise): any other name, or
+// a name qualified with a schema other than pg_catalog, is taken as
+// volatile.
+var stableOperators = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true, "|/": true, "||/": true, "@": true,
+	"||": true, "=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
+	"~": true, "~*": true, "!~": true, "!~*": true, "~~": true, "!~~": true, "~~*": true, "!~~*": true,
+	"&": true, "|": true, "#": true, "<<": true, ">>": true,
+	"->": true, "->>": true, "#>": true, "#>>": true, "#-": true, "@>": true, "<@": true, "&&": true, "?": true, "?|": true, "?&": true,
+}
+
+// volatileCall names the first function or operator the expression calls
+// that is not a known IMMUTABLE or STABLE built-in ("uuid()", "the operator
+// @@@"), or returns "".
 func volatileCall(expr any) string {
 	found := ""
 	walk(expr, func(k string, n node) {
-		if k != "FuncCall" || found != "" {
+		if found != "" {
 			return
 		}
-		names := n.list("funcname")
-		if len(names) == 0 {
-			return
-		}
-		name := is(names[len(names)-1], "String").str("sval")
-		schema := ""
-		if len(names) > 1 {
-			schema = is(names[len(names)-2], "String").str("sval")
-		}
-		uuidOssp := name == "uuid_nil" || len(name) > 7 && name[:7] == "uuid_ns" || len(name) > 14 && name[:14] == "uuid_generate_"
-		if !stable[name] || schema != "" && schema != "pg_catalog" && !uuidOssp {
-			found = name
-			if schema != "" {
-				found = schema + "." + name
-			}
+		switch k {
+		case "FuncCall":
+			found = volatileFunction(n.list("funcname"))
+		case "A_Expr":
+			found = volatileOperator(n)
 		}
 	})
 	return found
+}
+
+// qualifiedName splits a function's or an operator's name as written.
+func qualifiedName(names []any) (schema, name string) {
+	if len(names) == 0 {
+		return "", ""
+	}
+	name = is(names[len(names)-1], "String").str("sval")
+	if len(names) > 1 {
+		schema = is(names[len(names)-2], "String").str("sval")
+	}
+	return schema, name
+}
+
+func volatileFunction(names []any) string {
+	schema, name := qualifiedName(names)
+	if name == "" {
+		return ""
+	}
+	uuidOssp := name == "uuid_nil" || strings.HasPrefix(name, "uuid_ns") || strings.HasPrefix(name, "uuid_generate_")
+	if stable[name] && (schema == "" || schema == "pg_catalog" || uuidOssp) {
+		return ""
+	}
+	if schema != "" {
+		return schema + "." + name + "()"
+	}
+	return name + "()"
+}
+
+// volatileOperator judges the operators of an A_Expr. BETWEEN and its
+// kin name no operator (they expand to < and >).
+func volatileOperator(n node) string {
+	switch n.str("kind") {
+	case "AEXPR_OP", "AEXPR_OP_ANY", "AEXPR_OP_ALL", "AEXPR_DISTINCT", "AEXPR_NOT_DISTINCT", "AEXPR_NULLIF",
+		"AEXPR_IN", "AEXPR_LIKE", "AEXPR_ILIKE", "AEXPR_SIMILAR":
+	default:
+		return ""
+	}
+	schema, name := qualifiedName(n.list("name"))
+	if name == "" || stableOperators[name] && (schema == "" || schema == "pg_catalog") {
+		return ""
+	}
+	if schema != "" {
+		return "the operator " + schema + "." + name
+	}
+	return "the operator " + name
 }
