@@ -173,8 +173,9 @@ func (l *linter) check(stmt any) string {
 	case "VariableSetStmt":
 		l.setVariable(n)
 	case "DiscardStmt":
-		if n.str("target") == "DISCARD_ALL" {
-			l.lockTimeout = false // DISCARD ALL runs RESET ALL
+		if n.str("target") == "DISCARD_ALL" { // DISCARD ALL runs RESET ALL
+			l.lockTimeout = false
+			l.searchPathChanged()
 		}
 	case "CreateStmt":
 		l.create(relations, rangeVarName(n.get("relation")))
@@ -201,11 +202,21 @@ func (l *linter) check(stmt any) string {
 		return l.refresh(n)
 	case "DropdbStmt":
 		l.dropDatabase(n)
+	case "DropOwnedStmt":
+		return l.dropOwned()
+	case "AlterTableMoveAllStmt":
+		l.find(RuleTableRewrite, -1, "ALTER ... ALL IN TABLESPACE ... SET TABLESPACE copies every table (or index) of the tablespace to another under an ACCESS EXCLUSIVE lock on each: every query on them waits for the copy",
+			rewriteHint)
+		return "ALTER ... ALL IN TABLESPACE takes an ACCESS EXCLUSIVE lock on each table"
 	case "AlterDomainStmt":
 		return l.alterDomain(n)
 	case "CreateDomainStmt":
 		// A new domain's CHECK reads no table: no column uses it yet.
 		l.create(types, partsName(n.list("domainname")))
+	case "CreateEnumStmt", "CreateRangeStmt":
+		l.create(types, partsName(n.list("typeName")))
+	case "CompositeTypeStmt":
+		l.create(types, rangeVarName(n.get("typevar")))
 	}
 	return ""
 }
@@ -268,8 +279,24 @@ func (l *linter) drop(s node) string {
 		l.find(RuleDrop, -1, what+": the previous revision's pods still use it while the rollout runs, and its data is gone for good",
 			"stop using it in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
 		return what + " takes an ACCESS EXCLUSIVE lock"
+	case "OBJECT_TYPE", "OBJECT_DOMAIN", "OBJECT_EXTENSION", "OBJECT_COLLATION", "OBJECT_FUNCTION", "OBJECT_ROUTINE":
+		if s.str("behavior") != "DROP_CASCADE" || l.allCreated(types, s.list("objects")) {
+			return "" // without CASCADE, PostgreSQL refuses to drop what a column uses
+		}
+		what = "DROP " + what[len("OBJECT_"):] + " ... CASCADE"
+		l.find(RuleDrop, -1, what+" also drops every column (and table, index, default) that depends on it, in every table of the database, which the file does not name: their data is gone for good",
+			"drop it without CASCADE, so that PostgreSQL refuses while anything uses it; drop or change those columns first, in a later revision than the code that stops using them")
+		return what + " takes an ACCESS EXCLUSIVE lock on each table it changes"
 	}
 	return ""
+}
+
+// dropOwned: DROP OWNED BY drops every object the roles own in the
+// database, tables included.
+func (l *linter) dropOwned() string {
+	l.find(RuleDrop, -1, "DROP OWNED BY drops every table, view, sequence and function the roles own in this database (and revokes their privileges): the previous revision's pods still use them, and the data is gone for good",
+		"drop the objects by name, each in the revision after the code stops using it; REASSIGN OWNED BY moves them to another role instead")
+	return "DROP OWNED takes an ACCESS EXCLUSIVE lock on each table it drops"
 }
 
 // allCreated reports whether the file itself created every object a DROP
@@ -310,7 +337,11 @@ func defBool(d node) bool {
 
 func (l *linter) alterTable(s node) string {
 	rel := rangeVarName(s.get("relation"))
-	if s.str("objtype") != "OBJECT_TABLE" {
+	switch s.str("objtype") {
+	case "OBJECT_TABLE":
+	case "OBJECT_INDEX", "OBJECT_MATVIEW":
+		return l.moveRelation(rel, s)
+	default:
 		return ""
 	}
 	if l.createdHere(relations, rel) {
@@ -334,6 +365,23 @@ func (l *linter) alterTable(s node) string {
 		l.remember(rel, cmd)
 	}
 	return strong
+}
+
+// moveRelation: ALTER INDEX or ALTER MATERIALIZED VIEW ... SET TABLESPACE
+// copies the relation under an ACCESS EXCLUSIVE lock (every query that
+// plans on the index's table opens the index, so waits too).
+func (l *linter) moveRelation(rel objectName, s node) string {
+	if l.createdHere(relations, rel) {
+		return ""
+	}
+	for _, c := range s.list("cmds") {
+		if is(c, "AlterTableCmd").str("subtype") == "AT_SetTableSpace" {
+			l.find(RuleTableRewrite, -1, fmt.Sprintf("SET TABLESPACE copies %q to another tablespace under an ACCESS EXCLUSIVE lock: every query on it, or on its table, waits for the copy", rel.name),
+				rewriteHint)
+			return "SET TABLESPACE takes an ACCESS EXCLUSIVE lock"
+		}
+	}
+	return ""
 }
 
 // alterCmd applies the rules to one subcommand of ALTER TABLE on an
@@ -369,6 +417,9 @@ func (l *linter) alterCmd(rel objectName, cmd node) {
 		}
 		l.find(RuleDetachBlocking, -1, fmt.Sprintf("DETACH PARTITION %q takes an ACCESS EXCLUSIVE lock on the partitioned table %q: every query on it, and on each of its partitions through it, waits", part, table),
 			"ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY (PostgreSQL 14+, SHARE UPDATE EXCLUSIVE on both tables) as the only statement of a file whose first line is -- codeloc:no-transaction; if it is interrupted, run ALTER TABLE ... DETACH PARTITION ... FINALIZE")
+	case "AT_SetTableSpace", "AT_SetLogged", "AT_SetUnLogged", "AT_SetAccessMethod":
+		l.find(RuleTableRewrite, -1, fmt.Sprintf("ALTER TABLE ... %s rewrites (or copies) the whole table %q and its indexes under an ACCESS EXCLUSIVE lock: every query on it waits for the rewrite", subcommand(cmd), table),
+			rewriteHint)
 	case "AT_DropColumn":
 		l.find(RuleDrop, -1, fmt.Sprintf("DROP COLUMN %q: the previous revision's pods still read and write it while the rollout runs, and its data is gone for good", name),
 			"stop using the column in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
@@ -504,7 +555,11 @@ func (l *linter) setVariable(s node) {
 	kind := s.str("kind")
 	if kind == "VAR_RESET_ALL" {
 		l.lockTimeout = false
+		l.searchPathChanged()
 		return
+	}
+	if s.str("name") == "search_path" {
+		l.searchPathChanged()
 	}
 	if s.str("name") != "lock_timeout" {
 		return

@@ -77,6 +77,14 @@ func subcommand(cmd node) string {
 		return "ATTACH PARTITION (on the partition attached)"
 	case "AT_DetachPartition":
 		return "DETACH PARTITION"
+	case "AT_SetTableSpace":
+		return "SET TABLESPACE"
+	case "AT_SetLogged":
+		return "SET LOGGED"
+	case "AT_SetUnLogged":
+		return "SET UNLOGGED"
+	case "AT_SetAccessMethod":
+		return "SET ACCESS METHOD"
 	default:
 		return strings.TrimPrefix(st, "AT_")
 	}

@@ -38,10 +38,14 @@ func rangeVarName(rv node) objectName {
 	return objectName{schema: rv.str("schemaname"), name: rv.str("relname")}
 }
 
-// listName is a name DROP writes: String nodes, or a List of them.
+// listName is a name DROP writes: String nodes, a List of them, or a
+// TypeName (DROP TYPE, DROP DOMAIN).
 func listName(v any) objectName {
 	if list := is(v, "List"); list != nil {
 		return partsName(list.list("items"))
+	}
+	if tn := is(v, "TypeName"); tn != nil {
+		return partsName(tn.list("names"))
 	}
 	return partsName([]any{v})
 }
@@ -65,6 +69,16 @@ func partsName(items []any) objectName {
 func (l *linter) create(ns namespace, o objectName) {
 	if o.name != "" {
 		l.created[createdKey{ns, o}] = true
+	}
+}
+
+// searchPathChanged forgets the unqualified names the file created: after
+// SET search_path, the same name may resolve to another schema's object.
+func (l *linter) searchPathChanged() {
+	for k := range l.created {
+		if k.obj.schema == "" && k.ns != schemas {
+			delete(l.created, k)
+		}
 	}
 }
 
