@@ -204,6 +204,10 @@ func (l *linter) check(stmt any) string {
 		l.dropDatabase(n)
 	case "DropOwnedStmt":
 		return l.dropOwned()
+	case "AlterObjectSchemaStmt":
+		return l.setSchema(n)
+	case "AlterEnumStmt":
+		l.renameEnumValue(n)
 	case "AlterTableMoveAllStmt":
 		l.find(RuleTableRewrite, -1, "ALTER ... ALL IN TABLESPACE ... SET TABLESPACE copies every table (or index) of the tablespace to another under an ACCESS EXCLUSIVE lock on each: every query on them waits for the copy",
 			rewriteHint)
@@ -529,6 +533,11 @@ func (l *linter) rename(s node) string {
 	if l.createdHere(relations, rangeVarName(rel)) {
 		return ""
 	}
+	if s.str("renameType") == "OBJECT_SCHEMA" && !l.createdHere(schemas, objectName{name: s.str("subname")}) {
+		l.find(RuleRename, -1, fmt.Sprintf("renaming the schema %q to %q: the previous revision's pods still query every table in it under the old name while the rollout runs", s.str("subname"), s.str("newname")),
+			"keep the schema's name; create the new schema, move the code to it table by table, and drop the old one in a later revision")
+		return ""
+	}
 	switch s.str("renameType") {
 	case "OBJECT_TABLE", "OBJECT_COLUMN", "OBJECT_TABCONSTRAINT":
 		l.s.forgetTable(table)
@@ -537,6 +546,9 @@ func (l *linter) rename(s node) string {
 	case "OBJECT_TABLE":
 		l.find(RuleRename, -1, fmt.Sprintf("renaming the table %q to %q: the previous revision's pods still query the old name while the rollout runs", table, s.str("newname")),
 			"create the new table (or a view named as the new one), move the code to it, and drop the old name in a later revision")
+	case "OBJECT_VIEW", "OBJECT_MATVIEW":
+		l.find(RuleRename, -1, fmt.Sprintf("renaming the view %q to %q: the previous revision's pods still query the old name while the rollout runs", table, s.str("newname")),
+			"create the view under the new name beside the old one, move the code to it, and drop the old name in a later revision")
 	case "OBJECT_COLUMN":
 		l.find(RuleRename, -1, fmt.Sprintf("renaming the column %q of %q to %q: the previous revision's pods still use the old name while the rollout runs", s.str("subname"), table, s.str("newname")),
 			"add the new column, write both from the code, backfill, and drop the old one in a later revision")
@@ -545,6 +557,34 @@ func (l *linter) rename(s node) string {
 		return "ALTER ... RENAME takes an ACCESS EXCLUSIVE lock"
 	}
 	return ""
+}
+
+// setSchema: ALTER TABLE or VIEW ... SET SCHEMA renames the relation for
+// every query that names it unqualified or by its old schema.
+func (l *linter) setSchema(s node) string {
+	switch s.str("objectType") {
+	case "OBJECT_TABLE", "OBJECT_VIEW", "OBJECT_MATVIEW":
+	default:
+		return ""
+	}
+	rel := rangeVarName(s.get("relation"))
+	if l.createdHere(relations, rel) {
+		return ""
+	}
+	l.s.forgetTable(rel.name)
+	l.find(RuleRename, -1, fmt.Sprintf("moving %q to the schema %q: the previous revision's pods still query it where it was while the rollout runs", rel.name, s.str("newschema")),
+		"create the object in the new schema (or a view there over the old one), move the code to it, and drop the old one in a later revision")
+	return "ALTER ... SET SCHEMA takes an ACCESS EXCLUSIVE lock"
+}
+
+// renameEnumValue: ALTER TYPE ... RENAME VALUE; the previous revision's
+// pods still write the old value.
+func (l *linter) renameEnumValue(s node) {
+	if s.str("oldVal") == "" || l.createdHere(types, partsName(s.list("typeName"))) {
+		return
+	}
+	l.find(RuleRename, -1, fmt.Sprintf("renaming the enum value %q to %q: the previous revision's pods still write and compare the old one while the rollout runs", s.str("oldVal"), s.str("newVal")),
+		"ADD VALUE the new one, move the code and the rows to it, and stop using the old one (an enum value cannot be dropped: keep it, or move to a new type)")
 }
 
 // setVariable follows lock_timeout through the file's SET and RESET. The
