@@ -58,9 +58,16 @@ func (l *linter) readAllows(scan []token) {
 
 // allowFor returns the opt-out of rule that covers the current statement:
 // on the comment lines directly above its first line, or after code on that
-// first line.
+// first line; for a statement of a DO block, those of the DO too.
 func (l *linter) allowFor(rule string) *allow {
-	first, _ := l.position(l.start)
+	if a := l.allowAt(l.start, rule); a != nil || l.outer < 0 {
+		return a
+	}
+	return l.allowAt(l.outer, rule) // a statement of a DO block: the DO's own
+}
+
+func (l *linter) allowAt(start int, rule string) *allow {
+	first, _ := l.position(start)
 	for i := range l.allows {
 		if a := &l.allows[i]; a.line == first && !a.alone && a.rule == rule {
 			return a

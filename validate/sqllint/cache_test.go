@@ -44,6 +44,7 @@ func TestCacheSameFindings(t *testing.T) {
 	sqllint.EnableCacheForTest(t)
 	dir := t.TempDir()
 	t.Setenv(sqllint.CacheDirEnv, dir)
+	cold := 0
 	for _, pass := range []string{"cold", "warm"} {
 		got := lintAll()
 		for i, in := range inputs {
@@ -55,8 +56,12 @@ func TestCacheSameFindings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(entries) != len(distinct) {
-			t.Errorf("%s: %d entries for %d distinct files", pass, len(entries), len(distinct))
+		// A file's entry, and one per DO block body and statement in it.
+		if pass == "cold" {
+			cold = len(entries)
+		}
+		if len(entries) < len(distinct) || len(entries) != cold {
+			t.Errorf("%s: %d entries for %d distinct files (%d after the cold pass)", pass, len(entries), len(distinct), cold)
 		}
 	}
 }

@@ -22,6 +22,7 @@ func FuzzLint(f *testing.F) {
 		"SELECT ((((((1))))));",
 		"BEGIN; COMMIT;",
 		"SET lock_timeout = 0; ALTER TABLE t RENAME TO u;",
+		"DO $a$\nBEGIN\n  IF true THEN DROP TABLE t; END IF;\n  EXECUTE 'TRUNCATE u CASCADE';\n  DO $b$ BEGIN ALTER TABLE v ADD COLUMN c int NOT NULL; END $b$;\nEND $a$;",
 	} {
 		f.Add(seed)
 	}

@@ -48,7 +48,7 @@ func (s *Session) Lint(sql string) []Finding {
 	cfg := s.cfg
 	tree, scan, err := parse(sql)
 	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[createdKey]bool{},
-		lockTimeout: cfg.LockTimeout > 0, s: s, addedNotValid: map[string]string{}, droppedIfExists: map[constraintKey]bool{}}
+		lockTimeout: cfg.LockTimeout > 0, s: s, outer: -1, addedNotValid: map[string]string{}, droppedIfExists: map[constraintKey]bool{}}
 	if err != nil {
 		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: syntaxMessage(err.Error()),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
@@ -93,6 +93,10 @@ type linter struct {
 	// per statement
 	start    int // byte offset of the statement's first character of code
 	reported bool
+	// base is added to the parse tree's locations: the offset of the text
+	// parsed in the file (a DO block's statement); outer is the DO
+	// statement's start while its statements are linted, else -1.
+	base, outer int
 }
 
 func (l *linter) severity(code string) Severity {
@@ -129,15 +133,19 @@ func (l *linter) find(code string, at int, message, hint string) {
 	l.out = append(l.out, f)
 }
 
-func (l *linter) statement(raw node) {
-	loc, end := raw.int("stmt_location", 0), len(l.sql)
+func (l *linter) statement(raw node) { l.statementIn(raw, l.sql, 0) }
+
+// statementIn lints one statement of text, which starts at byte offset base
+// of the file; it returns the strong lock the statement takes, as check.
+func (l *linter) statementIn(raw node, text string, base int) string {
+	loc, end := raw.int("stmt_location", 0), len(text)
 	if n := raw.int("stmt_len", 0); n > 0 {
-		end = min(loc+n, len(l.sql))
+		end = min(loc+n, len(text))
 	}
 	loc = min(max(loc, 0), end)
-	l.start = loc
-	if st := sqltext.Split(l.sql[loc:end]); len(st) > 0 {
-		l.start = loc + st[0].Offset
+	l.start, l.base = base+loc, base
+	if st := sqltext.Split(text[loc:end]); len(st) > 0 {
+		l.start += st[0].Offset
 	}
 	l.reported = false
 	strong := l.check(raw["stmt"])
@@ -145,6 +153,7 @@ func (l *linter) statement(raw node) {
 		l.find(RuleLockTimeout, -1, strong+" with no lock_timeout in force: it queues behind any long transaction on the table, and every query on the table queues behind it",
 			"set database.migrations.lockTimeout in the contract, or SET lock_timeout = '5s' earlier in the file, so that a blocked migration fails fast and Argo CD retries it")
 	}
+	return strong
 }
 
 // check applies the rules to one statement; it returns what strong lock
@@ -202,6 +211,8 @@ func (l *linter) check(stmt any) string {
 		return l.refresh(n)
 	case "DropdbStmt":
 		l.dropDatabase(n)
+	case "DoStmt":
+		l.doBlock(n)
 	case "DropOwnedStmt":
 		return l.dropOwned()
 	case "AlterObjectSchemaStmt":
@@ -665,6 +676,7 @@ func constString(v any) string {
 // nodeAt returns a node's byte offset, or -1 (the statement's start) when
 // libpg_query recorded none.
 func (l *linter) nodeAt(loc int) int {
+	loc += l.base
 	if loc < l.start || loc > len(l.sql) {
 		return -1
 	}

@@ -256,6 +256,24 @@ var lintCases = []struct {
 	{"a storage parameter that takes ACCESS EXCLUSIVE", "ALTER TABLE t SET (user_catalog_table = true);", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout"}},
 	{"a foreign key not valid, a trigger enabled", "ALTER TABLE t ADD FOREIGN KEY (u) REFERENCES u (id) NOT VALID;\nALTER TABLE t ENABLE TRIGGER x;", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout"}},
 
+	// DO blocks: their statements at their lines
+	{"a DO block's statements", "DO $$\nBEGIN\n  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'k') THEN\n    ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0);\n  END IF;\n  DROP TABLE   u;\nEND\n$$;", withTimeout,
+		[]string{"4:23 sql-constraint-validated", "6:3 sql-drop"}},
+	{"a DO block's guard is its own: re-runnable", noTx + "DO $$ BEGIN IF NOT EXISTS (SELECT 1) THEN ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0) NOT VALID; END IF; END $$;", withTimeout, nil},
+	{"a DO block runs in a transaction", noTx + "DO $$ BEGIN CREATE INDEX CONCURRENTLY i ON t (c); END $$;", withTimeout, []string{"2:13 sql-concurrently-in-transaction"}},
+	{"EXECUTE of a constant, a computed one", "DO $a$ BEGIN EXECUTE 'TRUNCATE w CASCADE'; EXECUTE $$DROP TABLE x$$; EXECUTE 'DROP TABLE ' || quote_ident('v'); END $a$;", withTimeout,
+		[]string{"1:23 sql-truncate-cascade", "1:54 sql-drop", "1:78 warning sql-do-unchecked"}},
+	{"a DO inside a DO, a loop", "DO $a$ DECLARE r record; BEGIN FOR r IN SELECT * FROM x LOOP DELETE FROM x; END LOOP; DO $b$ BEGIN DROP TABLE y; END $b$; END $a$;", withTimeout, []string{"1:100 sql-drop"}},
+	{"an allow comment above the DO covers its statements", "-- codeloc:allow sql-drop retired in 2025\nDO $$ BEGIN DROP TABLE u; DROP TABLE v; END $$;", withTimeout,
+		[]string{"2:13 warning sql-drop allowed: retired in 2025", "2:27 warning sql-drop allowed: retired in 2025"}},
+	{"a DO block's lock_timeout", "DO $$ BEGIN SET lock_timeout = '1s'; ALTER TABLE t ADD COLUMN c int; END $$;\nALTER TABLE u ADD COLUMN d int;\nDO $$ BEGIN RESET lock_timeout; TRUNCATE t; END $$;", sqllint.Config{},
+		[]string{"3:33 warning sql-lock-timeout"}},
+	{"a quoted body", "DO 'BEGIN DROP TABLE u; END';", withTimeout, []string{"1:11 sql-drop"}},
+	{"what the lint cannot read", "DO LANGUAGE plpython3u $$ plpy.execute('DROP TABLE t') $$;\nDO $$ BEGIN NOT VALID SQL; END $$;\nDO $$ BEGIN " + strings.Repeat("IF true THEN ", 501) + "DROP TABLE t;" + strings.Repeat(" END IF;", 501) + " END $$;", withTimeout,
+		[]string{"1:1 warning sql-do-unchecked", "2:1 warning sql-do-unchecked", "3:1 warning sql-do-unchecked"}},
+	{"a table the DO created", "DO $$ BEGIN CREATE TABLE t (c int); CREATE INDEX i ON t (c); END $$;\nALTER TABLE t ALTER COLUMN c TYPE text;", withTimeout, nil},
+	{"a function's body is not run", "CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN DROP TABLE t; END $$;", withTimeout, nil},
+
 	// syntax
 	{"syntax error", "CREATE TABLE t (c int,);", withTimeout, []string{"1:23 sql-syntax"}},
 	{"syntax error after multi-byte text", "-- «é»\nSELECT 'ü' FROM;", withTimeout, []string{"2:16 sql-syntax"}},
@@ -297,7 +315,7 @@ const sampler = "CREATE INDEX i ON t (c); DROP INDEX j; REINDEX TABLE t; ALTER T
 	"ALTER TABLE t ADD COLUMN b float DEFAULT random(); ALTER TABLE t ALTER COLUMN c TYPE text; ALTER TABLE t ALTER COLUMN c SET NOT NULL; " +
 	"ALTER TABLE t ADD CHECK (c > 0); ALTER TABLE t ADD UNIQUE (c); DROP TABLE t; ALTER TABLE t RENAME TO u; BEGIN; " +
 	"CREATE INDEX CONCURRENTLY k ON t (c); TRUNCATE u; ALTER TABLE t ADD CONSTRAINT k CHECK (c > 0) NOT VALID; ALTER TABLE t VALIDATE CONSTRAINT k; " +
-	"ALTER DOMAIN d SET NOT NULL; CLUSTER t; REFRESH MATERIALIZED VIEW v; ALTER TABLE p DETACH PARTITION c; TRUNCATE u CASCADE; DROP DATABASE x;"
+	"ALTER DOMAIN d SET NOT NULL; CLUSTER t; REFRESH MATERIALIZED VIEW v; ALTER TABLE p DETACH PARTITION c; TRUNCATE u CASCADE; DROP DATABASE x; DO $$ BEGIN EXECUTE 'DROP TABLE ' || 'w'; END $$;"
 
 // noTxSampler is a no-transaction file with a finding of the rules only
 // such a file has.
@@ -451,6 +469,7 @@ func TestSafeForms(t *testing.T) {
 		{sqllint.RuleNotRerunnable, noTx + "CREATE TABLE t (c int);\nCREATE INDEX CONCURRENTLY i ON t (c);", []string{
 			noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);"}},
 		{sqllint.RuleLockTimeout, "ALTER TABLE t ALTER COLUMN c SET DEFAULT 0;", []string{"SET lock_timeout = '5s';\nALTER TABLE t ALTER COLUMN c SET DEFAULT 0;"}},
+		{sqllint.RuleDoUnchecked, "DO $$ BEGIN EXECUTE format('ALTER TABLE %I ADD COLUMN c int', 't'); END $$;", []string{"DO $$ BEGIN ALTER TABLE t ADD COLUMN c int; END $$;"}},
 	} {
 		seen[tt.rule] = true
 		t.Run(tt.rule, func(t *testing.T) {

@@ -43,6 +43,9 @@ func (e *syntaxError) Error() string { return e.Message }
 // cache.go). A file PostgreSQL refuses is a *syntaxError.
 func parse(sql string) (tree []node, scan []token, err error) {
 	c := envCache()
+	if strings.IndexByte(sql, 0) >= 0 {
+		c = nil // keys with a NUL byte are PL/pgSQL's (plpgsqlKey)
+	}
 	var key [32]byte
 	if c != nil {
 		key = c.key(sql)
@@ -96,7 +99,12 @@ func runParser(sql string) (r *rawParse, err error) {
 			}
 		}
 	}
-	js, err := p.Parse(sql)
+	r.set(p.Parse(sql))
+	return r, nil
+}
+
+// set keeps a parser's output: its JSON, or its error.
+func (r *rawParse) set(js string, err error) {
 	var pe *pgwasm.Error
 	switch {
 	case errors.As(err, &pe):
@@ -106,7 +114,6 @@ func runParser(sql string) (r *rawParse, err error) {
 	default:
 		r.json = js
 	}
-	return r, nil
 }
 
 // depthTokens are the tokens that put what follows one level deeper in

@@ -50,7 +50,7 @@ type Parser struct {
 	mod api.Module
 	mem api.Memory
 
-	malloc, free, scan, freeScan, parse, freeParse api.Function
+	malloc, free, scan, freeScan, parse, freeParse, parsePlpgsql, freePlpgsql api.Function
 
 	// Compiled is true when this process compiled the module (the cache
 	// folder did not hold it, or there was none), false when its machine
@@ -140,6 +140,7 @@ func instantiate(ctx context.Context, rt wazero.Runtime, dir string, before int)
 		{&p.malloc, "malloc"}, {&p.free, "free"},
 		{&p.scan, "pg_query_scan"}, {&p.freeScan, "pg_query_free_scan_result"},
 		{&p.parse, "pg_query_parse"}, {&p.freeParse, "pg_query_free_parse_result"},
+		{&p.parsePlpgsql, "pg_query_parse_plpgsql"}, {&p.freePlpgsql, "pg_query_free_plpgsql_parse_result"},
 	} {
 		if *f.fn = p.mod.ExportedFunction(f.name); *f.fn == nil {
 			return nil, fmt.Errorf("libpg_query exports no %s", f.name)
@@ -196,6 +197,28 @@ func (p *Parser) Parse(sql string) (string, error) {
 		out = p.cStringAt(uint32(res))
 	}
 	p.call(ctx, p.freeParse, res)
+	p.call(ctx, p.free, in)
+	p.call(ctx, p.free, res)
+	return out, err
+}
+
+// ParsePlpgsql runs PL/pgSQL's parser on a CREATE FUNCTION ... LANGUAGE
+// plpgsql statement: libpg_query's JSON of the function's statements.
+func (p *Parser) ParsePlpgsql(sql string) (string, error) {
+	ctx := callContext()
+	res := p.call(ctx, p.malloc, 8)
+	in := p.cString(ctx, sql)
+	p.call(ctx, p.parsePlpgsql, res, in)
+	// struct PgQueryPlpgsqlParseResult { char *plpgsql_funcs; PgQueryError *error; }
+	buf := p.read(res, 8)
+	var out string
+	var err error
+	if e := binary.LittleEndian.Uint32(buf[4:]); e != 0 {
+		err = p.error(e)
+	} else {
+		out = p.cStringAt(uint32(res))
+	}
+	p.call(ctx, p.freePlpgsql, res)
 	p.call(ctx, p.free, in)
 	p.call(ctx, p.free, res)
 	return out, err

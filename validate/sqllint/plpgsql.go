@@ -1,0 +1,292 @@
+package sqllint
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// A DO block runs its statements there and then: each is linted as if the
+// file held it, at its own line, and an allow comment above the DO covers
+// them all. PL/pgSQL's own parser (libpg_query's) finds them, with their
+// text and line. What the lint cannot see is reported as sql-do-unchecked:
+// a body in another language or that does not parse, and EXECUTE of a
+// computed string. A CREATE FUNCTION body is not read: defining a function
+// runs nothing.
+
+// doBlock lints the statements of a DO block, n, each with its own
+// lock_timeout finding.
+func (l *linter) doBlock(n node) {
+	body, lang, found := doBody(n)
+	if !found {
+		return
+	}
+	if !strings.EqualFold(lang, "plpgsql") {
+		l.find(RuleDoUnchecked, -1, fmt.Sprintf("a DO block in the language %q: the lint does not read what it runs", lang),
+			"write the statements in the file, or the block in PL/pgSQL, so that the lint checks them")
+		return
+	}
+	stmts, err := plpgsqlStatements(body)
+	if err != nil {
+		l.find(RuleDoUnchecked, -1, "the DO block's body was not read ("+cut(err.Error(), 120)+"): the lint does not check what it runs",
+			"write the statements in the file, or fix the block so that PostgreSQL's PL/pgSQL parser reads it")
+		return
+	}
+	start, base, outer, reported := l.start, l.base, l.outer, l.reported
+	defer func() { l.start, l.base, l.outer, l.reported = start, base, outer, reported }()
+	if l.outer < 0 {
+		l.outer = start
+	}
+	bodyAt := l.bodyOffset(body)
+	for _, st := range stmts {
+		at := start
+		if bodyAt >= 0 {
+			at = bodyAt + lineOffset(body, st.line)
+			if i := strings.Index(body[at-bodyAt:], st.query); i >= 0 {
+				at += i
+			}
+		}
+		if st.dynamic {
+			l.start = at
+			l.find(RuleDoUnchecked, -1, "EXECUTE of a computed string in a DO block: the lint does not see the statement it runs",
+				"write the statement in the file, or EXECUTE a constant string, so that the lint checks it")
+			continue
+		}
+		l.innerStatements(st.query, at)
+	}
+}
+
+// doBody returns a DO statement's body and language (plpgsql when unsaid).
+func doBody(n node) (body, lang string, found bool) {
+	lang = "plpgsql"
+	for _, a := range n.list("args") {
+		d := is(a, "DefElem")
+		switch d.str("defname") {
+		case "as":
+			body, found = is(d["arg"], "String").str("sval"), true
+		case "language":
+			lang = is(d["arg"], "String").str("sval")
+		}
+	}
+	return body, lang, found
+}
+
+// bodyOffset is the byte offset of the DO block's body in the file, or -1
+// when the file does not hold it verbatim (a quoted string with escapes).
+func (l *linter) bodyOffset(body string) int {
+	if i := strings.Index(l.sql[l.start:], body); i >= 0 && body != "" {
+		return l.start + i
+	}
+	return -1
+}
+
+// lineOffset is the byte offset of line n (1-based) of text.
+func lineOffset(text string, n int) int {
+	off := 0
+	for ; n > 1; n-- {
+		i := strings.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return off
+		}
+		off += i + 1
+	}
+	return off
+}
+
+// innerStatements lints the SQL one PL/pgSQL statement runs, found at byte
+// offset at of the file, as the file's own statements are linted.
+func (l *linter) innerStatements(query string, at int) {
+	tree, _, err := parse(query)
+	if err != nil {
+		l.start = at
+		l.find(RuleDoUnchecked, -1, "a statement of the DO block was not read ("+cut(err.Error(), 120)+"): the lint does not check it",
+			"write the statement in the file, so that the lint checks it")
+		return
+	}
+	noTx := l.noTx
+	l.noTx = false // a DO block runs in one transaction, and its own guards make it re-runnable
+	defer func() { l.noTx = noTx }()
+	for _, raw := range tree {
+		l.statementIn(raw, query, at)
+	}
+}
+
+// plStatement is one statement of a PL/pgSQL body that runs SQL.
+type plStatement struct {
+	query   string
+	line    int  // 1-based, in the body
+	dynamic bool // EXECUTE of a string the lint cannot know
+}
+
+// plpgsqlStatements reads a DO block's body with PL/pgSQL's parser and
+// returns the SQL it runs, in order.
+func plpgsqlStatements(body string) ([]plStatement, error) {
+	if n := blockWords(body); n > MaxDepth {
+		return nil, fmt.Errorf("it holds %d blocks, conditions and loops, more than the %d the lint reads", n, MaxDepth)
+	}
+	js, err := parsePlpgsql(wrapFunction(body))
+	if err != nil {
+		return nil, err
+	}
+	var tree any
+	if err := json.Unmarshal([]byte(js), &tree); err != nil {
+		return nil, err
+	}
+	var out []plStatement
+	collectStatements(tree, &out)
+	slices.SortStableFunc(out, func(a, b plStatement) int { return cmp.Compare(a.line, b.line) })
+	return out, nil
+}
+
+// wrapFunction makes a DO block's body the body of a function, which is
+// what libpg_query's PL/pgSQL parser reads; the body keeps its lines (its
+// first line is the function's first).
+func wrapFunction(body string) string {
+	tag := "$codeloc$"
+	for strings.Contains(body, tag) {
+		tag = tag[:len(tag)-1] + "x$"
+	}
+	return "CREATE FUNCTION pg_temp.codeloc_do() RETURNS void LANGUAGE plpgsql AS " + tag + body + tag
+}
+
+// collectStatements walks PL/pgSQL's JSON tree in order, keeping the SQL
+// statements (execsql) and the EXECUTEs (dynexecute) with their lines.
+func collectStatements(v any, out *[]plStatement) {
+	switch t := v.(type) {
+	case map[string]any:
+		if s, ok := t["PLpgSQL_stmt_execsql"].(map[string]any); ok {
+			*out = append(*out, plStatement{query: exprQuery(s["sqlstmt"]), line: lineNo(s)})
+			return
+		}
+		if s, ok := t["PLpgSQL_stmt_call"].(map[string]any); ok { // CALL, and a DO inside the DO
+			*out = append(*out, plStatement{query: exprQuery(s["expr"]), line: lineNo(s)})
+			return
+		}
+		if s, ok := t["PLpgSQL_stmt_dynexecute"].(map[string]any); ok {
+			*out = append(*out, executed(exprQuery(s["query"]), lineNo(s)))
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			collectStatements(t[k], out)
+		}
+	case []any:
+		for _, item := range t {
+			collectStatements(item, out)
+		}
+	}
+}
+
+// executed is what EXECUTE expr runs: a constant string (quoted,
+// dollar-quoted, with escapes) is linted as the statement it holds,
+// anything else is unknown.
+func executed(expr string, line int) plStatement {
+	if sql, ok := constantString(expr); ok {
+		return plStatement{query: sql, line: line}
+	}
+	return plStatement{query: expr, line: line, dynamic: true}
+}
+
+// constantString reads expr with PostgreSQL's grammar and returns its
+// value when it is one string constant.
+func constantString(expr string) (string, bool) {
+	tree, _, err := parse("SELECT " + expr)
+	if err != nil || len(tree) != 1 {
+		return "", false
+	}
+	targets := is(tree[0]["stmt"], "SelectStmt").list("targetList")
+	if len(targets) != 1 {
+		return "", false
+	}
+	k, n := kind(is(targets[0], "ResTarget")["val"])
+	if k != "A_Const" || n.get("sval") == nil {
+		return "", false
+	}
+	return n.get("sval").str("sval"), true
+}
+
+func exprQuery(v any) string {
+	e, _ := v.(map[string]any)
+	pe, _ := e["PLpgSQL_expr"].(map[string]any)
+	q, _ := pe["query"].(string)
+	return q
+}
+
+func lineNo(s map[string]any) int {
+	if n, ok := s["lineno"].(float64); ok && n >= 1 {
+		return int(n)
+	}
+	return 1
+}
+
+// blockWords counts the words that open a block, a condition or a loop:
+// an upper bound of how deep the body nests.
+func blockWords(body string) int {
+	n := 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(body), func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_'
+	}) {
+		switch w {
+		case "begin", "if", "elsif", "case", "when", "loop", "while", "for", "foreach", "exception":
+			n++
+		}
+	}
+	return n
+}
+
+// parsePlpgsql runs PL/pgSQL's parser on fn (a CREATE FUNCTION statement),
+// through the parse cache: the JSON of its statements, or PostgreSQL's
+// error. Its entries have keys no file's can have (parse keeps no file
+// with a NUL byte).
+func parsePlpgsql(fn string) (string, error) {
+	c := envCache()
+	var key [32]byte
+	if c != nil {
+		key = c.key(plpgsqlKey + fn)
+		if r := c.load(key); r != nil {
+			return r.plpgsqlResult()
+		}
+	}
+	r, err := runPlpgsql(fn)
+	if err != nil {
+		return "", err
+	}
+	if c != nil {
+		c.store(key, r)
+	}
+	return r.plpgsqlResult()
+}
+
+// plpgsqlKey starts the cache key of a PL/pgSQL parse.
+const plpgsqlKey = "\x00plpgsql\x00"
+
+func (r *rawParse) plpgsqlResult() (string, error) {
+	if r.errKind != errNone {
+		return "", errors.New(r.errMsg)
+	}
+	return r.json, nil
+}
+
+func runPlpgsql(fn string) (r *rawParse, err error) {
+	parseMu.Lock()
+	defer parseMu.Unlock()
+	if broken {
+		return nil, errors.New("PostgreSQL's parser broke on an earlier file in this process; restart codeloc")
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			broken = true
+			r, err = nil, fmt.Errorf("PostgreSQL's parser gave up on it (%s)", cut(fmt.Sprint(v), 80))
+		}
+	}()
+	p, err := theParser()
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL's parser did not start (%s)", cut(err.Error(), 80))
+	}
+	r = &rawParse{}
+	r.set(p.ParsePlpgsql(fn))
+	return r, nil
+}
