@@ -48,7 +48,7 @@ func (s *Session) Lint(sql string) []Finding {
 	cfg := s.cfg
 	tree, scan, err := parse(sql)
 	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[createdKey]bool{},
-		lockTimeout: cfg.LockTimeout > 0, s: s, outer: -1, addedNotValid: map[string]string{}, droppedIfExists: map[constraintKey]bool{}}
+		lockTimeout: cfg.LockTimeout > 0, s: s, outer: -1, calling: map[string]bool{}, addedNotValid: map[string]string{}, droppedIfExists: map[constraintKey]bool{}}
 	if err != nil {
 		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: syntaxMessage(err.Error()),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
@@ -97,6 +97,9 @@ type linter struct {
 	// parsed in the file (a DO block's statement); outer is the DO
 	// statement's start while its statements are linted, else -1.
 	base, outer int
+	// calling: the functions whose bodies are being linted (a call
+	// chain), so that a recursive function is read once.
+	calling map[string]bool
 }
 
 func (l *linter) severity(code string) Severity {
@@ -164,6 +167,11 @@ func (l *linter) check(stmt any) string {
 	k, n := kind(stmt)
 	if l.noTx {
 		l.rerunnable(k, n)
+	}
+	if k == "CreateFunctionStmt" {
+		l.defineFunction(n)
+	} else {
+		l.callsFunctions(stmt)
 	}
 	switch k {
 	case "IndexStmt":

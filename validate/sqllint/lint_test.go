@@ -272,7 +272,12 @@ var lintCases = []struct {
 	{"what the lint cannot read", "DO LANGUAGE plpython3u $$ plpy.execute('DROP TABLE t') $$;\nDO $$ BEGIN NOT VALID SQL; END $$;\nDO $$ BEGIN " + strings.Repeat("IF true THEN ", 501) + "DROP TABLE t;" + strings.Repeat(" END IF;", 501) + " END $$;", withTimeout,
 		[]string{"1:1 warning sql-do-unchecked", "2:1 warning sql-do-unchecked", "3:1 warning sql-do-unchecked"}},
 	{"a table the DO created", "DO $$ BEGIN CREATE TABLE t (c int); CREATE INDEX i ON t (c); END $$;\nALTER TABLE t ALTER COLUMN c TYPE text;", withTimeout, nil},
-	{"a function's body is not run", "CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN DROP TABLE t; END $$;", withTimeout, nil},
+	{"a function's body is not run where it is defined", "CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN DROP TABLE t; END $$;", withTimeout, nil},
+	{"but where it is called", "CREATE FUNCTION migrate_x() RETURNS void LANGUAGE plpgsql AS $$ BEGIN DROP TABLE t; END $$;\nSELECT migrate_x();\nDROP FUNCTION migrate_x();", withTimeout, []string{"2:1 sql-drop"}},
+	{"recursion, mutual recursion, PERFORM", "CREATE FUNCTION a() RETURNS void LANGUAGE plpgsql AS $$ BEGIN PERFORM b(); PERFORM a(); END $$;\n" +
+		"CREATE FUNCTION b() RETURNS void LANGUAGE plpgsql AS $$ BEGIN PERFORM a(); TRUNCATE z CASCADE; END $$;\nDO $$ BEGIN PERFORM a(); END $$;", withTimeout, []string{"3:21 sql-truncate-cascade"}},
+	{"a SQL function, a trigger function", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\nSELECT f();\n" +
+		"CREATE FUNCTION g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN DROP TABLE t; RETURN NEW; END $$;\nCREATE TRIGGER x AFTER INSERT ON u FOR EACH ROW EXECUTE FUNCTION g();", sqllint.Config{}, []string{"4:1 warning sql-lock-timeout"}},
 
 	// syntax
 	{"syntax error", "CREATE TABLE t (c int,);", withTimeout, []string{"1:23 sql-syntax"}},
@@ -420,6 +425,8 @@ func TestSession(t *testing.T) {
 			[][]string{nil, nil, nil}},
 		{"another schema's table dropped: forgotten too", []string{addNN, validateNN, "-- codeloc:allow sql-drop gone\nDROP TABLE old.t;", setNN},
 			[][]string{nil, nil, {"2:1 warning sql-drop allowed: gone"}, {"1:1 sql-set-not-null"}}},
+		{"a procedure of an earlier file, called", []string{"CREATE OR REPLACE PROCEDURE app.p() LANGUAGE plpgsql AS $$ BEGIN ALTER TABLE t ALTER COLUMN c TYPE text; END $$;", "CALL p();"},
+			[][]string{nil, {"1:1 sql-column-type-change"}}},
 		{"a syntax error in between changes nothing", []string{addNN, "SELEC 1;", validateNN, setNN}, [][]string{nil, {"1:1 sql-syntax"}, nil, nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 // them all. PL/pgSQL's own parser (libpg_query's) finds them, with their
 // text and line. What the lint cannot see is reported as sql-do-unchecked:
 // a body in another language or that does not parse, and EXECUTE of a
-// computed string. A CREATE FUNCTION body is not read: defining a function
-// runs nothing.
+// computed string. A function's body is read where a statement calls it
+// (callsFunctions), not where it is defined: defining runs nothing.
 
 // doBlock lints the statements of a DO block, n, each with its own
 // lock_timeout finding.
@@ -30,9 +30,16 @@ func (l *linter) doBlock(n node) {
 			"write the statements in the file, or the block in PL/pgSQL, so that the lint checks them")
 		return
 	}
+	l.lintBody("the DO block", body, l.bodyOffset(body))
+}
+
+// lintBody lints the statements a PL/pgSQL body runs: at their own
+// positions when the body is at byte offset bodyAt of the file, else at the
+// current statement's.
+func (l *linter) lintBody(what, body string, bodyAt int) {
 	stmts, err := plpgsqlStatements(body)
 	if err != nil {
-		l.find(RuleDoUnchecked, -1, "the DO block's body was not read ("+cut(err.Error(), 120)+"): the lint does not check what it runs",
+		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+cut(err.Error(), 120)+"): the lint does not check what it runs",
 			"write the statements in the file, or fix the block so that PostgreSQL's PL/pgSQL parser reads it")
 		return
 	}
@@ -41,23 +48,71 @@ func (l *linter) doBlock(n node) {
 	if l.outer < 0 {
 		l.outer = start
 	}
-	bodyAt := l.bodyOffset(body)
 	for _, st := range stmts {
 		at := start
 		if bodyAt >= 0 {
 			at = bodyAt + lineOffset(body, st.line)
-			if i := strings.Index(body[at-bodyAt:], st.query); i >= 0 {
+			if i := strings.Index(body[at-bodyAt:], strings.TrimPrefix(st.query, performed)); i >= 0 {
 				at += i
 			}
 		}
 		if st.dynamic {
 			l.start = at
-			l.find(RuleDoUnchecked, -1, "EXECUTE of a computed string in a DO block: the lint does not see the statement it runs",
+			l.find(RuleDoUnchecked, -1, "EXECUTE of a computed string in "+what+": the lint does not see the statement it runs",
 				"write the statement in the file, or EXECUTE a constant string, so that the lint checks it")
 			continue
 		}
 		l.innerStatements(st.query, at)
 	}
+}
+
+// defineFunction remembers a PL/pgSQL function or procedure the migrations
+// define, by name: a later call runs its body.
+func (l *linter) defineFunction(n node) {
+	_, name := qualifiedName(n.list("funcname"))
+	body, lang := "", ""
+	for _, o := range n.list("options") {
+		d := is(o, "DefElem")
+		switch d.str("defname") {
+		case "as":
+			if items := is(d["arg"], "List").list("items"); len(items) == 1 {
+				body = is(items[0], "String").str("sval")
+			}
+		case "language":
+			lang = is(d["arg"], "String").str("sval")
+		}
+	}
+	if name != "" && body != "" && strings.EqualFold(lang, "plpgsql") {
+		l.s.functions[name] = body
+	}
+}
+
+// callsFunctions lints the body of each PL/pgSQL function of the
+// migrations the statement calls (SELECT f(), CALL p(), PERFORM f() in a
+// DO block), at the call: a function's DROP TABLE runs when it is called,
+// not where it is defined. A function is known by its name alone, in any
+// schema, and is read once per call chain.
+func (l *linter) callsFunctions(stmt any) {
+	if len(l.s.functions) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	calls := func(k string, n node) {
+		if k == "CallStmt" {
+			n = n.get("funccall") // a typed field: no FuncCall key around it
+		} else if k != "FuncCall" {
+			return
+		}
+		_, name := qualifiedName(n.list("funcname"))
+		body, ok := l.s.functions[name]
+		if !ok || seen[name] || l.calling[name] {
+			return
+		}
+		seen[name], l.calling[name] = true, true
+		defer delete(l.calling, name)
+		l.lintBody(fmt.Sprintf("the function %s() it calls", name), body, -1)
+	}
+	walk(stmt, calls)
 }
 
 // doBody returns a DO statement's body and language (plpgsql when unsaid).
@@ -115,6 +170,10 @@ func (l *linter) innerStatements(query string, at int) {
 	}
 }
 
+// performed starts the query of PERFORM's statement, which the body writes
+// PERFORM.
+const performed = "SELECT "
+
 // plStatement is one statement of a PL/pgSQL body that runs SQL.
 type plStatement struct {
 	query   string
@@ -163,6 +222,10 @@ func collectStatements(v any, out *[]plStatement) {
 			return
 		}
 		if s, ok := t["PLpgSQL_stmt_call"].(map[string]any); ok { // CALL, and a DO inside the DO
+			*out = append(*out, plStatement{query: exprQuery(s["expr"]), line: lineNo(s)})
+			return
+		}
+		if s, ok := t["PLpgSQL_stmt_perform"].(map[string]any); ok { // PERFORM f(): the query is performed+"f()"
 			*out = append(*out, plStatement{query: exprQuery(s["expr"]), line: lineNo(s)})
 			return
 		}

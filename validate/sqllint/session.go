@@ -10,6 +10,9 @@ type Session struct {
 	// constraints the files added that imply NOT NULL of some columns, by
 	// constraint name.
 	checks map[objectName]map[string]*notNullCheck
+	// functions holds the bodies of the PL/pgSQL functions and procedures
+	// the files define, by name.
+	functions map[string]string
 }
 
 // notNullCheck is a CHECK constraint whose expression implies that columns
@@ -21,7 +24,7 @@ type notNullCheck struct {
 
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
-	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}}
+	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]string{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
