@@ -61,6 +61,9 @@ func (s *Session) Lint(sql string) []Finding {
 	for _, raw := range tree {
 		l.statement(raw)
 	}
+	for k := range l.created {
+		s.existing[k] = true
+	}
 	slices.SortStableFunc(l.out, func(a, b Finding) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
@@ -195,11 +198,11 @@ func (l *linter) check(stmt any) string {
 			l.searchPathChanged()
 		}
 	case "CreateStmt":
-		l.create(relations, rangeVarName(n.get("relation")))
+		l.createUnless(n.bool("if_not_exists"), relations, rangeVarName(n.get("relation")))
 	case "CreateTableAsStmt":
-		l.create(relations, rangeVarName(n.get("into").get("rel")))
+		l.createUnless(n.bool("if_not_exists"), relations, rangeVarName(n.get("into").get("rel")))
 	case "CreateSchemaStmt":
-		l.create(schemas, objectName{name: n.str("schemaname")})
+		l.createUnless(n.bool("if_not_exists"), schemas, objectName{name: n.str("schemaname")})
 	case "TruncateStmt":
 		return l.truncate(n)
 	case "LockStmt":
@@ -254,7 +257,7 @@ func (l *linter) createIndex(s node) string {
 	rel := rangeVarName(s.get("relation"))
 	table := rel.name
 	// An index lives in its table's schema.
-	l.create(relations, objectName{schema: rel.schema, name: s.str("idxname")})
+	l.createUnless(s.bool("if_not_exists"), relations, objectName{schema: rel.schema, name: s.str("idxname")})
 	if s.bool("concurrent") {
 		l.concurrentlyInTx("CREATE INDEX CONCURRENTLY")
 		return ""
@@ -360,6 +363,7 @@ func defBool(d node) bool {
 
 func (l *linter) alterTable(s node) string {
 	rel := rangeVarName(s.get("relation"))
+	l.s.existing[createdKey{relations, rel}] = true
 	switch s.str("objtype") {
 	case "OBJECT_TABLE":
 	case "OBJECT_INDEX", "OBJECT_MATVIEW":

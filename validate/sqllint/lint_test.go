@@ -427,6 +427,12 @@ func TestSession(t *testing.T) {
 			[][]string{nil, nil, {"2:1 warning sql-drop allowed: gone"}, {"1:1 sql-set-not-null"}}},
 		{"a procedure of an earlier file, called", []string{"CREATE OR REPLACE PROCEDURE app.p() LANGUAGE plpgsql AS $$ BEGIN ALTER TABLE t ALTER COLUMN c TYPE text; END $$;", "CALL p();"},
 			[][]string{nil, {"1:1 sql-column-type-change"}}},
+		{"create if not exists of an earlier file's table creates nothing", []string{"CREATE TABLE users (id int);", "CREATE TABLE IF NOT EXISTS users (id int);\nALTER TABLE users ALTER COLUMN id TYPE bigint;\nCREATE INDEX IF NOT EXISTS i ON users (id);"},
+			[][]string{nil, {"2:32 sql-column-type-change", "3:1 sql-index-blocking"}}},
+		{"nor of a table an earlier file altered", []string{"ALTER TABLE users ADD COLUMN IF NOT EXISTS email text;", "CREATE TABLE IF NOT EXISTS users (id int);\nCREATE INDEX i ON users (id);"},
+			[][]string{nil, {"2:1 sql-index-blocking"}}},
+		{"a new table, if not exists", []string{"CREATE TABLE orders (id int);", "CREATE TABLE IF NOT EXISTS users (id int);\nCREATE INDEX i ON users (id);"},
+			[][]string{nil, nil}},
 		{"a syntax error in between changes nothing", []string{addNN, "SELEC 1;", validateNN, setNN}, [][]string{nil, {"1:1 sql-syntax"}, nil, nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

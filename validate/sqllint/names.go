@@ -82,6 +82,15 @@ func (l *linter) searchPathChanged() {
 	}
 }
 
+// createUnless records that the file created o, unless the statement said
+// IF NOT EXISTS of an object an earlier file created or changed: that one
+// exists, rows and all, and what follows acts on it.
+func (l *linter) createUnless(ifNotExists bool, ns namespace, o objectName) {
+	if !ifNotExists || !l.s.existing[createdKey{ns, o}] {
+		l.create(ns, o)
+	}
+}
+
 // createdHere reports whether the file created o, under that very name.
 func (l *linter) createdHere(ns namespace, o objectName) bool {
 	return o.name != "" && l.created[createdKey{ns, o}]

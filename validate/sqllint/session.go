@@ -13,6 +13,9 @@ type Session struct {
 	// functions holds the bodies of the PL/pgSQL functions and procedures
 	// the files define, by name.
 	functions map[string]string
+	// existing holds what earlier files created or altered: a later
+	// CREATE ... IF NOT EXISTS of it creates nothing.
+	existing map[createdKey]bool
 }
 
 // notNullCheck is a CHECK constraint whose expression implies that columns
@@ -24,7 +27,7 @@ type notNullCheck struct {
 
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
-	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]string{}}
+	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]string{}, existing: map[createdKey]bool{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
