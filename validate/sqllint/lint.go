@@ -45,10 +45,8 @@ func Lint(sql string, cfg Config) []Finding {
 // Lint reads the next migration file of the session (files in the order the
 // Job applies them) and returns its findings in file order.
 func (s *Session) Lint(sql string) []Finding {
-	cfg := s.cfg
 	tree, scan, err := parse(sql)
-	l := &linter{sql: sql, lines: lineStarts(sql), cfg: cfg, noTx: sqltext.NoTransaction(sql), created: map[createdKey]bool{},
-		lockTimeout: cfg.LockTimeout > 0, s: s, outer: -1, calling: map[string]bool{}, addedNotValid: map[string]string{}, droppedIfExists: map[constraintKey]bool{}}
+	l := s.newLinter(sql)
 	if err != nil {
 		f := Finding{Code: CodeSyntax, Severity: Error, Line: 1, Column: 1, Message: syntaxMessage(err.Error()),
 			Hint: "PostgreSQL refuses the file as written, and the migration Job would fail on it: fix the SQL at this position"}
@@ -71,6 +69,12 @@ func (s *Session) Lint(sql string) []Finding {
 		return a.Column - b.Column
 	})
 	return l.out
+}
+
+// newLinter starts the walk of the session's next file.
+func (s *Session) newLinter(sql string) *linter {
+	return &linter{sql: sql, lines: lineStarts(sql), cfg: s.cfg, noTx: sqltext.NoTransaction(sql), created: map[createdKey]bool{},
+		lockTimeout: s.cfg.LockTimeout > 0, s: s, outer: -1, called: map[string]bool{}, addedNotValid: map[string]string{}, droppedIfExists: map[constraintKey]bool{}}
 }
 
 // linter is the state of one file's walk.
@@ -100,9 +104,10 @@ type linter struct {
 	// parsed in the file (a DO block's statement); outer is the DO
 	// statement's start while its statements are linted, else -1.
 	base, outer int
-	// calling: the functions whose bodies are being linted (a call
-	// chain), so that a recursive function is read once.
-	calling map[string]bool
+	// called: the functions whose bodies the file's calls linted already;
+	// bodies: the DO blocks and function bodies the file's lint read.
+	called map[string]bool
+	bodies int
 }
 
 func (l *linter) severity(code string) Severity {

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
 // A DO block runs its statements there and then: each is linted as if the
@@ -37,6 +39,12 @@ func (l *linter) doBlock(n node) {
 // positions when the body is at byte offset bodyAt of the file, else at the
 // current statement's.
 func (l *linter) lintBody(what, body string, bodyAt int) {
+	if l.bodies >= maxBodies {
+		l.find(RuleDoUnchecked, -1, fmt.Sprintf("%s is past the %d DO blocks and function bodies the lint reads in one file: it does not check what it runs", what, maxBodies),
+			"split the migration into several files, or write the statements in the file")
+		return
+	}
+	l.bodies++
 	stmts, err := plpgsqlStatements(body)
 	if err != nil {
 		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+cut(err.Error(), 120)+"): the lint does not check what it runs",
@@ -48,11 +56,16 @@ func (l *linter) lintBody(what, body string, bodyAt int) {
 	if l.outer < 0 {
 		l.outer = start
 	}
+	var queries []string
+	var ats []int
+	lines := lineStarts(body)
 	for _, st := range stmts {
 		at := start
 		if bodyAt >= 0 {
-			at = bodyAt + lineOffset(body, st.line)
-			if i := strings.Index(body[at-bodyAt:], strings.TrimPrefix(st.query, performed)); i >= 0 {
+			at = bodyAt + lines[min(st.line, len(lines))-1]
+			q := strings.TrimPrefix(st.query, performed)
+			// On its line, or shortly after: a bounded search.
+			if i := strings.Index(body[at-bodyAt:min(len(body), at-bodyAt+len(q)+1024)], q); i >= 0 {
 				at += i
 			}
 		}
@@ -62,9 +75,18 @@ func (l *linter) lintBody(what, body string, bodyAt int) {
 				"write the statement in the file, or EXECUTE a constant string, so that the lint checks it")
 			continue
 		}
-		l.innerStatements(st.query, at)
+		queries, ats = append(queries, st.query), append(ats, at)
 	}
+	l.innerStatements(queries, ats)
 }
+
+// maxBodies bounds the DO blocks and function bodies one file's lint reads:
+// each costs a parse, and a file of many small ones would cost many.
+const maxBodies = 100
+
+// maxSeparateParses bounds the statements of one body parsed one by one
+// when their joint parse fails.
+const maxSeparateParses = 50
 
 // defineFunction remembers a PL/pgSQL function or procedure the migrations
 // define, by name: a later call runs its body.
@@ -91,12 +113,12 @@ func (l *linter) defineFunction(n node) {
 // migrations the statement calls (SELECT f(), CALL p(), PERFORM f() in a
 // DO block), at the call: a function's DROP TABLE runs when it is called,
 // not where it is defined. A function is known by its name alone, in any
-// schema, and is read once per call chain.
+// schema, and read at its first call in a file only: that bounds the work
+// of a file that calls a long body many times, and ends recursion.
 func (l *linter) callsFunctions(stmt any) {
 	if len(l.s.functions) == 0 {
 		return
 	}
-	seen := map[string]bool{}
 	calls := func(k string, n node) {
 		if k == "CallStmt" {
 			n = n.get("funccall") // a typed field: no FuncCall key around it
@@ -105,11 +127,10 @@ func (l *linter) callsFunctions(stmt any) {
 		}
 		_, name := qualifiedName(n.list("funcname"))
 		body, ok := l.s.functions[name]
-		if !ok || seen[name] || l.calling[name] {
+		if !ok || l.called[name] {
 			return
 		}
-		seen[name], l.calling[name] = true, true
-		defer delete(l.calling, name)
+		l.called[name] = true
 		l.lintBody(fmt.Sprintf("the function %s() it calls", name), body, -1)
 	}
 	walk(stmt, calls)
@@ -139,35 +160,72 @@ func (l *linter) bodyOffset(body string) int {
 	return -1
 }
 
-// lineOffset is the byte offset of line n (1-based) of text.
-func lineOffset(text string, n int) int {
-	off := 0
-	for ; n > 1; n-- {
-		i := strings.IndexByte(text[off:], '\n')
-		if i < 0 {
-			return off
-		}
-		off += i + 1
-	}
-	return off
-}
-
-// innerStatements lints the SQL one PL/pgSQL statement runs, found at byte
-// offset at of the file, as the file's own statements are linted.
-func (l *linter) innerStatements(query string, at int) {
-	tree, _, err := parse(query)
-	if err != nil {
-		l.start = at
-		l.find(RuleDoUnchecked, -1, "a statement of the DO block was not read ("+cut(err.Error(), 120)+"): the lint does not check it",
-			"write the statement in the file, so that the lint checks it")
+// innerStatements lints the SQL statements of a PL/pgSQL body, found at
+// byte offsets ats of the file, as the file's own statements are linted.
+// They are parsed together, in one parse (one cache entry), and one by one
+// only when PostgreSQL refuses them together.
+func (l *linter) innerStatements(queries []string, ats []int) {
+	if len(queries) == 0 {
 		return
 	}
 	noTx := l.noTx
 	l.noTx = false // a DO block runs in one transaction, and its own guards make it re-runnable
 	defer func() { l.noTx = noTx }()
-	for _, raw := range tree {
-		l.statementIn(raw, query, at)
+	joined, starts := joinStatements(queries)
+	if tree, _, err := parse(joined); err == nil {
+		for _, raw := range tree {
+			i := statementOf(raw, joined, starts)
+			l.statementIn(raw, joined, ats[i]-starts[i])
+		}
+		return
 	}
+	if len(queries) > maxSeparateParses {
+		l.start = ats[0]
+		l.find(RuleDoUnchecked, -1, fmt.Sprintf("the %d statements of the block were not read (PostgreSQL refuses one of them): the lint does not check them", len(queries)),
+			"fix the statement PostgreSQL refuses, or write the statements in the file")
+		return
+	}
+	for i, q := range queries {
+		tree, _, err := parse(q)
+		if err != nil {
+			l.start = ats[i]
+			l.find(RuleDoUnchecked, -1, "a statement of the block was not read ("+cut(err.Error(), 120)+"): the lint does not check it",
+				"write the statement in the file, so that the lint checks it")
+			continue
+		}
+		for _, raw := range tree {
+			l.statementIn(raw, q, ats[i])
+		}
+	}
+}
+
+// joinStatements joins the statements into one text, each on lines of its
+// own (a statement may end in a -- comment), and returns where each starts.
+func joinStatements(queries []string) (string, []int) {
+	var b strings.Builder
+	starts := make([]int, len(queries))
+	for i, q := range queries {
+		if i > 0 {
+			b.WriteString("\n;\n")
+		}
+		starts[i] = b.Len()
+		b.WriteString(q)
+	}
+	return b.String(), starts
+}
+
+// statementOf is the index of the joined statement raw comes from.
+func statementOf(raw node, joined string, starts []int) int {
+	loc, end := raw.int("stmt_location", 0), len(joined)
+	if n := raw.int("stmt_len", 0); n > 0 {
+		end = min(loc+n, len(joined))
+	}
+	loc = min(max(loc, 0), end)
+	if st := sqltext.Split(joined[loc:end]); len(st) > 0 {
+		loc += st[0].Offset
+	}
+	i, _ := slices.BinarySearch(starts, loc+1)
+	return max(i-1, 0)
 }
 
 // performed starts the query of PERFORM's statement, which the body writes
