@@ -105,9 +105,11 @@ type linter struct {
 	// statement's start while its statements are linted, else -1.
 	base, outer int
 	// called: the functions whose bodies the file's calls linted already;
-	// bodies: the DO blocks and function bodies the file's lint read.
-	called map[string]bool
-	bodies int
+	// bodies: the DO blocks and function bodies the file's lint read;
+	// constants: the EXECUTEs it read.
+	called    map[string]bool
+	bodies    int
+	constants int // the EXECUTEs read
 }
 
 func (l *linter) severity(code string) Severity {

@@ -272,6 +272,7 @@ var lintCases = []struct {
 	{"what the lint cannot read", "DO LANGUAGE plpython3u $$ plpy.execute('DROP TABLE t') $$;\nDO $$ BEGIN NOT VALID SQL; END $$;\nDO $$ BEGIN " + strings.Repeat("IF true THEN ", 501) + "DROP TABLE t;" + strings.Repeat(" END IF;", 501) + " END $$;", withTimeout,
 		[]string{"1:1 warning sql-do-unchecked", "2:1 warning sql-do-unchecked", "3:1 warning sql-do-unchecked"}},
 	{"a statement PostgreSQL refuses: PL/pgSQL refuses the block", "DO $$ BEGIN DROP TABLE t; ALTER TABLE u ADD; END $$;", withTimeout, []string{"1:1 warning sql-do-unchecked"}},
+	{"past 200 EXECUTEs in a file", "DO $$ BEGIN " + strings.Repeat("EXECUTE 'SELECT 1'; ", 200) + "EXECUTE 'DROP TABLE t'; END $$;", withTimeout, []string{"1:4021 warning sql-do-unchecked"}},
 	{"past 100 bodies in a file", strings.Repeat("DO $$ BEGIN PERFORM 1; END $$;\n", 100) + "DO $$ BEGIN DROP TABLE t; END $$;", withTimeout, []string{"101:1 warning sql-do-unchecked"}},
 	{"a table the DO created", "DO $$ BEGIN CREATE TABLE t (c int); CREATE INDEX i ON t (c); END $$;\nALTER TABLE t ALTER COLUMN c TYPE text;", withTimeout, nil},
 	{"a function's body is not run where it is defined", "CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN DROP TABLE t; END $$;", withTimeout, nil},

@@ -58,16 +58,22 @@ func (l *linter) lintBody(what, body string, bodyAt int) {
 	}
 	var queries []string
 	var ats []int
-	lines := lineStarts(body)
+	lines, prev := lineStarts(body), 0
 	for _, st := range stmts {
+		if st.execute {
+			st.query, st.dynamic = l.executed(st.query)
+		}
 		at := start
 		if bodyAt >= 0 {
-			at = bodyAt + lines[min(st.line, len(lines))-1]
+			// From its line's start, or the previous statement's on that
+			// line, to shortly after: a bounded search.
+			from := max(lines[min(st.line, len(lines))-1], prev)
 			q := strings.TrimPrefix(st.query, performed)
-			// On its line, or shortly after: a bounded search.
-			if i := strings.Index(body[at-bodyAt:min(len(body), at-bodyAt+len(q)+1024)], q); i >= 0 {
-				at += i
+			if i := strings.Index(body[from:min(len(body), from+len(q)+1024)], q); i >= 0 {
+				from += i
+				prev = from + len(q)
 			}
+			at = bodyAt + from
 		}
 		if st.dynamic {
 			l.start = at
@@ -236,6 +242,7 @@ const performed = "SELECT "
 type plStatement struct {
 	query   string
 	line    int  // 1-based, in the body
+	execute bool // EXECUTE query: query is its expression
 	dynamic bool // EXECUTE of a string the lint cannot know
 }
 
@@ -288,7 +295,7 @@ func collectStatements(v any, out *[]plStatement) {
 			return
 		}
 		if s, ok := t["PLpgSQL_stmt_dynexecute"].(map[string]any); ok {
-			*out = append(*out, executed(exprQuery(s["query"]), lineNo(s)))
+			*out = append(*out, plStatement{query: exprQuery(s["query"]), line: lineNo(s), execute: true})
 			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(t)) {
@@ -302,14 +309,22 @@ func collectStatements(v any, out *[]plStatement) {
 }
 
 // executed is what EXECUTE expr runs: a constant string (quoted,
-// dollar-quoted, with escapes) is linted as the statement it holds,
-// anything else is unknown.
-func executed(expr string, line int) plStatement {
-	if sql, ok := constantString(expr); ok {
-		return plStatement{query: sql, line: line}
+// dollar-quoted, with escapes) is linted as the statement it holds;
+// anything else, and any EXECUTE past the first maxConstants of a file
+// (each costs a parse), is unknown (dynamic).
+func (l *linter) executed(expr string) (sql string, dynamic bool) {
+	if l.constants >= maxConstants {
+		return expr, true
 	}
-	return plStatement{query: expr, line: line, dynamic: true}
+	l.constants++
+	if sql, ok := constantString(expr); ok {
+		return sql, false
+	}
+	return expr, true
 }
+
+// maxConstants bounds the EXECUTEs one file's lint reads.
+const maxConstants = 200
 
 // constantString reads expr with PostgreSQL's grammar and returns its
 // value when it is one string constant.
