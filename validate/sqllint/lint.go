@@ -313,8 +313,11 @@ func (l *linter) drop(s node) string {
 			"stop using it in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
 		return what + " takes an ACCESS EXCLUSIVE lock"
 	case "OBJECT_TYPE", "OBJECT_DOMAIN", "OBJECT_EXTENSION", "OBJECT_COLLATION", "OBJECT_FUNCTION", "OBJECT_ROUTINE":
-		if s.str("behavior") != "DROP_CASCADE" || l.allCreated(types, s.list("objects")) {
+		if s.str("behavior") != "DROP_CASCADE" {
 			return "" // without CASCADE, PostgreSQL refuses to drop what a column uses
+		}
+		if (what == "OBJECT_TYPE" || what == "OBJECT_DOMAIN") && l.allCreated(types, s.list("objects")) {
+			return ""
 		}
 		what = "DROP " + what[len("OBJECT_"):] + " ... CASCADE"
 		l.find(RuleDrop, -1, what+" also drops every column (and table, index, default) that depends on it, in every table of the database, which the file does not name: their data is gone for good",

@@ -223,6 +223,7 @@ var lintCases = []struct {
 	{"drops that take columns along", "DROP TYPE mood CASCADE;\nDROP DOMAIN app.positive CASCADE;\nDROP EXTENSION vector CASCADE;\nDROP COLLATION c CASCADE;\nDROP FUNCTION f() CASCADE;\nDROP OWNED BY app_owner;", withTimeout,
 		[]string{"1:1 sql-drop", "2:1 sql-drop", "3:1 sql-drop", "4:1 sql-drop", "5:1 sql-drop", "6:1 sql-drop"}},
 	{"the same drops without CASCADE: PostgreSQL refuses while a column uses it", "DROP TYPE mood;\nDROP DOMAIN positive RESTRICT;\nDROP EXTENSION vector;\nDROP FUNCTION f();", withTimeout, nil},
+	{"a type is no extension", "CREATE TYPE vector AS (x float8);\nDROP EXTENSION vector CASCADE;", withTimeout, []string{"2:1 sql-drop"}},
 	{"types of the file dropped", "CREATE TYPE app.mood AS ENUM ('a');\nCREATE DOMAIN d AS int;\nCREATE TYPE r AS RANGE (subtype = int);\nCREATE TYPE c AS (a int);\nDROP TYPE app.mood, r, c CASCADE;\nDROP DOMAIN d CASCADE;", withTimeout, nil},
 	{"renames of views, schemas and enum values, moves", "ALTER VIEW v RENAME TO w;\nALTER MATERIALIZED VIEW m RENAME TO n;\nALTER SCHEMA app RENAME TO app2;\nALTER TYPE mood RENAME VALUE 'sad' TO 'blue';\nALTER TABLE t SET SCHEMA archive;\nALTER VIEW v SET SCHEMA archive;", withTimeout,
 		[]string{"1:1 sql-rename", "2:1 sql-rename", "3:1 sql-rename", "4:1 sql-rename", "5:1 sql-rename", "6:1 sql-rename"}},
