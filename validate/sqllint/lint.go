@@ -183,6 +183,9 @@ func (l *linter) check(stmt any) string {
 	} else {
 		l.callsFunctions(stmt)
 	}
+	if k == "SelectStmt" {
+		l.setConfig(n)
+	}
 	switch k {
 	case "IndexStmt":
 		return l.createIndex(n)
@@ -646,6 +649,30 @@ func (l *linter) setVariable(s node) {
 		l.lockTimeout = len(args) > 0 && !zeroSetting(constString(args[0]))
 	case "VAR_SET_DEFAULT", "VAR_RESET":
 		l.lockTimeout = false
+	}
+}
+
+// setConfig follows SELECT set_config('lock_timeout', value, is_local),
+// the Job's own way to set it, as SET and SET LOCAL.
+func (l *linter) setConfig(s node) {
+	for _, t := range s.list("targetList") {
+		k, fc := kind(is(t, "ResTarget")["val"])
+		if k != "FuncCall" {
+			continue
+		}
+		schema, name := qualifiedName(fc.list("funcname"))
+		args := fc.list("args")
+		if name != "set_config" || schema != "" && schema != "pg_catalog" || len(args) != 3 || constString(args[0]) != "lock_timeout" {
+			continue
+		}
+		if k, _ := kind(args[1]); k != "A_Const" {
+			l.lockTimeout = false // a value the lint cannot know
+			continue
+		}
+		if constString(args[2]) == "true" && l.noTx {
+			continue // local, outside a transaction block: nothing
+		}
+		l.lockTimeout = !zeroSetting(constString(args[1]))
 	}
 }
 
