@@ -47,7 +47,7 @@ func (l *linter) lintBody(what, body string, bodyAt int) {
 	l.bodies++
 	stmts, err := plpgsqlStatements(body)
 	if err != nil {
-		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+cut(err.Error(), 120)+"): the lint does not check what it runs",
+		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+syntaxMessage(err.Error())+"): the lint does not check what it runs",
 			"write the statements in the file, or fix the block so that PostgreSQL's PL/pgSQL parser reads it")
 		return
 	}
@@ -195,7 +195,7 @@ func (l *linter) innerStatements(queries []string, ats []int) {
 		tree, _, err := parse(q)
 		if err != nil {
 			l.start = ats[i]
-			l.find(RuleDoUnchecked, -1, "a statement of the block was not read ("+cut(err.Error(), 120)+"): the lint does not check it",
+			l.find(RuleDoUnchecked, -1, "a statement of the block was not read ("+syntaxMessage(err.Error())+"): the lint does not check it",
 				"write the statement in the file, so that the lint checks it")
 			continue
 		}
