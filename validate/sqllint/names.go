@@ -17,7 +17,7 @@ type namespace int
 
 const (
 	relations namespace = iota // pg_class: tables, views, indexes, sequences, one namespace per schema
-	types                      // pg_type: domains
+	types                      // pg_type: domains, enums, ranges, composite types
 	schemas                    // pg_namespace
 )
 
