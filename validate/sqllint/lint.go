@@ -148,18 +148,24 @@ func (l *linter) find(code string, at int, message, hint string) {
 
 func (l *linter) statement(raw node) { l.statementIn(raw, l.sql, 0) }
 
-// statementIn lints one statement of text, which starts at byte offset base
-// of the file; it returns the strong lock the statement takes, as check.
-func (l *linter) statementIn(raw node, text string, base int) string {
+// codeStart is the byte offset in text of the statement raw's first
+// character of code (past the comments and spaces before it).
+func codeStart(raw node, text string) int {
 	loc, end := raw.int("stmt_location", 0), len(text)
 	if n := raw.int("stmt_len", 0); n > 0 {
 		end = min(loc+n, len(text))
 	}
 	loc = min(max(loc, 0), end)
-	l.start, l.base = base+loc, base
 	if st := sqltext.Split(text[loc:end]); len(st) > 0 {
-		l.start += st[0].Offset
+		loc += st[0].Offset
 	}
+	return loc
+}
+
+// statementIn lints one statement of text, which starts at byte offset base
+// of the file; it returns the strong lock the statement takes, as check.
+func (l *linter) statementIn(raw node, text string, base int) string {
+	l.start, l.base = base+codeStart(raw, text), base
 	l.reported = false
 	strong := l.check(raw["stmt"])
 	if strong != "" && !l.lockTimeout && !l.reported {

@@ -267,6 +267,8 @@ var lintCases = []struct {
 	{"a DO block runs in a transaction", noTx + "DO $$ BEGIN CREATE INDEX CONCURRENTLY i ON t (c); END $$;", withTimeout, []string{"2:13 sql-concurrently-in-transaction"}},
 	{"EXECUTE of a constant, a computed one", "DO $a$ BEGIN EXECUTE 'TRUNCATE w CASCADE'; EXECUTE $$DROP TABLE x$$; EXECUTE 'DROP TABLE ' || quote_ident('v'); END $a$;", withTimeout,
 		[]string{"1:23 sql-truncate-cascade", "1:54 sql-drop", "1:78 warning sql-do-unchecked"}},
+	{"FOR ... IN a query, FOR ... IN EXECUTE", "DO $$ DECLARE r record; BEGIN FOR r IN SELECT 1 LOOP TRUNCATE t CASCADE; END LOOP; FOR r IN EXECUTE 'SELECT ' || 1 LOOP NULL; END LOOP; END $$;", withTimeout,
+		[]string{"1:54 sql-truncate-cascade", "1:101 warning sql-do-unchecked"}},
 	{"a DO inside a DO, a loop", "DO $a$ DECLARE r record; BEGIN FOR r IN SELECT * FROM x LOOP DELETE FROM x; END LOOP; DO $b$ BEGIN DROP TABLE y; END $b$; END $a$;", withTimeout, []string{"1:100 sql-drop"}},
 	{"an allow comment above the DO covers its statements", "-- codeloc:allow sql-drop retired in 2025\nDO $$ BEGIN DROP TABLE u; DROP TABLE v; END $$;", withTimeout,
 		[]string{"2:13 warning sql-drop allowed: retired in 2025", "2:27 warning sql-drop allowed: retired in 2025"}},

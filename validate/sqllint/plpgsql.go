@@ -8,8 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/codeloc/codeloc/internal/sqltext"
 )
 
 // A DO block runs its statements there and then: each is linted as if the
@@ -222,15 +220,7 @@ func joinStatements(queries []string) (string, []int) {
 
 // statementOf is the index of the joined statement raw comes from.
 func statementOf(raw node, joined string, starts []int) int {
-	loc, end := raw.int("stmt_location", 0), len(joined)
-	if n := raw.int("stmt_len", 0); n > 0 {
-		end = min(loc+n, len(joined))
-	}
-	loc = min(max(loc, 0), end)
-	if st := sqltext.Split(joined[loc:end]); len(st) > 0 {
-		loc += st[0].Offset
-	}
-	i, _ := slices.BinarySearch(starts, loc+1)
+	i, _ := slices.BinarySearch(starts, codeStart(raw, joined)+1)
 	return max(i-1, 0)
 }
 
@@ -277,28 +267,31 @@ func wrapFunction(body string) string {
 	return "CREATE FUNCTION pg_temp.codeloc_do() RETURNS void LANGUAGE plpgsql AS " + tag + body + tag
 }
 
-// collectStatements walks PL/pgSQL's JSON tree in order, keeping the SQL
-// statements (execsql) and the EXECUTEs (dynexecute) with their lines.
+// runsSQL names the PL/pgSQL statements that run SQL: the key of their
+// query, and whether it is an EXECUTE's expression. CALL is also a DO
+// inside the DO; PERFORM's query is performed+"f()"; FOR ... IN query and
+// FOR ... IN EXECUTE also have a body.
+var runsSQL = map[string]struct {
+	key     string
+	execute bool
+}{
+	"PLpgSQL_stmt_execsql": {"sqlstmt", false}, "PLpgSQL_stmt_call": {"expr", false},
+	"PLpgSQL_stmt_perform": {"expr", false}, "PLpgSQL_stmt_fors": {"query", false},
+	"PLpgSQL_stmt_dynexecute": {"query", true}, "PLpgSQL_stmt_dynfors": {"query", true},
+}
+
+// collectStatements walks PL/pgSQL's JSON tree in order, keeping the
+// statements that run SQL (runsSQL) with their lines.
 func collectStatements(v any, out *[]plStatement) {
 	switch t := v.(type) {
 	case map[string]any:
-		if s, ok := t["PLpgSQL_stmt_execsql"].(map[string]any); ok {
-			*out = append(*out, plStatement{query: exprQuery(s["sqlstmt"]), line: lineNo(s)})
-			return
-		}
-		if s, ok := t["PLpgSQL_stmt_call"].(map[string]any); ok { // CALL, and a DO inside the DO
-			*out = append(*out, plStatement{query: exprQuery(s["expr"]), line: lineNo(s)})
-			return
-		}
-		if s, ok := t["PLpgSQL_stmt_perform"].(map[string]any); ok { // PERFORM f(): the query is performed+"f()"
-			*out = append(*out, plStatement{query: exprQuery(s["expr"]), line: lineNo(s)})
-			return
-		}
-		if s, ok := t["PLpgSQL_stmt_dynexecute"].(map[string]any); ok {
-			*out = append(*out, plStatement{query: exprQuery(s["query"]), line: lineNo(s), execute: true})
-			return
-		}
 		for _, k := range slices.Sorted(maps.Keys(t)) {
+			s, ok := t[k].(map[string]any)
+			if r, runs := runsSQL[k]; runs && ok {
+				*out = append(*out, plStatement{query: exprQuery(s[r.key]), line: lineNo(s), execute: r.execute})
+				collectStatements(s["body"], out)
+				continue
+			}
 			collectStatements(t[k], out)
 		}
 	case []any:
