@@ -139,7 +139,7 @@ func (l *linter) find(code string, at int, message, hint string) {
 	f.Line, f.Column = l.position(at)
 	if a := l.allowFor(code); a != nil {
 		f.Severity, f.Allowed = Warning, a.reason
-		f.Message, f.Hint = "allowed: "+a.reason, ""
+		f.Message, f.Hint = "allowed: "+cutRunes(a.reason, maxReason), ""
 	} else {
 		l.reported = true
 	}
@@ -736,6 +736,18 @@ func (l *linter) nodeAt(loc int) int {
 		return -1
 	}
 	return loc
+}
+
+// maxReason bounds, in characters, an opt-out's reason as a finding's
+// message quotes it: the comment may run on for the whole line.
+const maxReason = 200
+
+// cutRunes cuts s to n characters, marking the cut.
+func cutRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "..."
+	}
+	return s
 }
 
 // maxSyntaxMessage bounds PostgreSQL's syntax message, in characters: its
