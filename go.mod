@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/DataDog/datadog-agent/pkg/template v0.85.4
 	github.com/Masterminds/sprig/v3 v3.3.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/opencontainers/go-digest v1.0.0

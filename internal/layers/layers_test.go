@@ -17,7 +17,7 @@ var (
 	// imports them.
 	leaves = []string{
 		"internal/problem", "internal/names", "internal/fsys", "internal/yamlbound",
-		"internal/sqltext", "internal/pgtimeout", "dagster/workspace", "render/node",
+		"internal/sqltext", "internal/pgtimeout", "dagster/workspace", "render/node", "render/apijson",
 		"docs", // the pages, and the codes reference codeloc explain prints
 	}
 	// cli is the command packages that the binaries share.

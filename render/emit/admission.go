@@ -10,10 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/names"
+	"github.com/codeloc/codeloc/render/apijson"
 	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -251,7 +251,7 @@ func atlasPodSpecs(objs []*yaml.RNode) ([]*corev1.PodSpec, error) {
 			return nil, fmt.Errorf("%s: %w", node.Ref(o), err)
 		}
 		spec := &corev1.PodSpec{}
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, spec); err != nil {
+		if err := apijson.Decode(data, spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", node.Ref(o), err)
 		}
 		out = append(out, spec)

@@ -4,9 +4,9 @@ import (
 	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/problem"
 	corev1 "k8s.io/api/core/v1"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/codeloc/codeloc/render/apijson"
 	"github.com/codeloc/codeloc/render/build"
 	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
@@ -138,7 +138,7 @@ func decodePod(n *yaml.RNode) decodedPod {
 	var d decodedPod
 	if data, err := node.JSON(n.YNode()); err == nil {
 		d.spec = &corev1.PodSpec{}
-		d.err = sigsjson.UnmarshalCaseSensitivePreserveInts(data, d.spec)
+		d.err = apijson.Decode(data, d.spec)
 	}
 	return d
 }

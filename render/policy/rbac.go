@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/problem"
+	"github.com/codeloc/codeloc/render/apijson"
 	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
 )
@@ -86,7 +86,7 @@ func shippedNames(objs []*yaml.RNode, group, kind string) map[string]bool {
 // decode is malformed, which wellFormedRule reports.
 func decodeObject(o *yaml.RNode, v any) bool {
 	data, err := node.JSON(o.YNode())
-	return err == nil && sigsjson.UnmarshalCaseSensitivePreserveInts(data, v) == nil
+	return err == nil && apijson.Decode(data, v) == nil
 }
 
 func (in *Context) checkRoleRef(o *yaml.RNode, ref rbacv1.RoleRef, roles map[string]bool) problem.Problems {

@@ -18,10 +18,10 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/problem"
+	"github.com/codeloc/codeloc/render/apijson"
 	"github.com/codeloc/codeloc/render/node"
 )
 
@@ -94,7 +94,7 @@ func (in *Context) decodeStrict(o *yaml.RNode) problem.Problems {
 	if err != nil {
 		return problem.Problems{in.problem(o, CodeMalformed, "", err.Error(), "check the object's YAML")}
 	}
-	strict, err := sigsjson.UnmarshalStrict(data, typed, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+	strict, err := apijson.DecodeStrict(data, typed)
 	var ps problem.Problems
 	if err != nil {
 		field, msg := typeError(err)

@@ -13,8 +13,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	sigsjson "sigs.k8s.io/json"
 
+	"github.com/codeloc/codeloc/render/apijson"
 	"github.com/codeloc/codeloc/render/policy"
 )
 
@@ -258,15 +258,13 @@ func (d *contextDecoder) apiObject(v any, path string, dst any) {
 		d.fault(CodeContextInvalid, path, err.Error(), hintContextSchema)
 		return
 	}
-	// sigs.k8s.io/json first: the policy decodes the pod specs with it, so
-	// its field cache of the API types is already built, whereas
-	// encoding/json's first decode into a PodSpec builds the field cache
-	// and the encoders of every type the PodSpec reaches (about a twentieth
-	// of a small render's CPU). apiKeys wrote every key of a struct as the
-	// API's exact JSON name, so its case-sensitive matching reads what
-	// encoding/json reads. On an error the object is decoded again by
-	// encoding/json, for the same partial result and the same message.
-	if sigsjson.UnmarshalCaseSensitivePreserveInts(data, dst) == nil {
+	// apijson first: the policy decodes the pod specs with it, and it
+	// builds the tables of the API types the data holds only. apiKeys
+	// wrote every key of a struct as the API's exact JSON name, so its
+	// case-sensitive matching reads what encoding/json reads. On an error
+	// the object is decoded again by encoding/json, for the same partial
+	// result and the same message.
+	if apijson.Decode(data, dst) == nil {
 		return
 	}
 	reflect.ValueOf(dst).Elem().SetZero()
