@@ -9,16 +9,19 @@
 // CPU in the per-render process. github.com/go-json-experiment/json (the
 // json/v2 of Go's proposal) builds a type's tables only when the data holds
 // one. So each decode tries json/v2 first, with options at least as strict
-// as sigs.k8s.io/json's, and runs sigs.k8s.io/json only when json/v2
+// as sigs.k8s.io/json's and no interface value (json/v2 would read its
+// integers as float64), and runs sigs.k8s.io/json only when json/v2
 // refuses: the result and every message are sigs.k8s.io/json's, and
 // TestAgreement and FuzzAgreement hold json/v2's acceptance to a subset of
 // sigs.k8s.io/json's with the same decoded value.
 package apijson
 
 import (
+	"errors"
 	"reflect"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	sigsjson "sigs.k8s.io/json"
 )
 
@@ -44,16 +47,30 @@ func DecodeStrict(data []byte, dst any) (strict []error, err error) {
 	return sigsjson.UnmarshalStrict(data, dst, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
 }
 
-// decodeFast is Decode's json/v2 step: case-sensitive names, duplicate
-// names and invalid UTF-8 refused (json/v2's defaults).
+// errReadOtherwise stops json/v2 where sigs.k8s.io/json reads the value
+// otherwise: an interface (sigs.k8s.io/json keeps integers as int64,
+// json/v2 makes them float64).
+var errReadOtherwise = errors.New("read by sigs.k8s.io/json")
+
+var (
+	// fastOptions are decodeFast's: case-sensitive names, duplicate names
+	// and invalid UTF-8 refused (json/v2's defaults), and no interface.
+	fastOptions = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(*jsontext.Decoder, *any) error {
+		return errReadOtherwise
+	}))
+	// strictFastOptions are decodeStrictFast's: fastOptions, and unknown
+	// names refused.
+	strictFastOptions = jsonv2.JoinOptions(fastOptions, jsonv2.RejectUnknownMembers(true))
+)
+
+// decodeFast is Decode's json/v2 step.
 func decodeFast(data []byte, dst any) error {
-	return jsonv2.Unmarshal(data, dst)
+	return jsonv2.Unmarshal(data, dst, fastOptions)
 }
 
-// decodeStrictFast is DecodeStrict's json/v2 step: decodeFast's, and
-// unknown names refused.
+// decodeStrictFast is DecodeStrict's json/v2 step.
 func decodeStrictFast(data []byte, dst any) error {
-	return jsonv2.Unmarshal(data, dst, jsonv2.RejectUnknownMembers(true))
+	return jsonv2.Unmarshal(data, dst, strictFastOptions)
 }
 
 // reset zeroes what json/v2 may have half-filled before it refused.

@@ -15,12 +15,16 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -41,6 +45,14 @@ var apiTypes = map[string]func() any{
 	"Ingress":                 func() any { return &networkingv1.Ingress{} }, "NetworkPolicy": func() any { return &networkingv1.NetworkPolicy{} },
 	"PodDisruptionBudget": func() any { return &policyv1.PodDisruptionBudget{} },
 	"Role":                func() any { return &rbacv1.Role{} }, "RoleBinding": func() any { return &rbacv1.RoleBinding{} },
+	// The other kinds render/policy's well-formedness check decodes.
+	"Endpoints":  func() any { return &corev1.Endpoints{} }, //nolint:staticcheck // SA1019: still served
+	"LimitRange": func() any { return &corev1.LimitRange{} }, "PersistentVolumeClaim": func() any { return &corev1.PersistentVolumeClaim{} },
+	"PodTemplate": func() any { return &corev1.PodTemplate{} }, "ReplicationController": func() any { return &corev1.ReplicationController{} },
+	"ResourceQuota": func() any { return &corev1.ResourceQuota{} }, "DaemonSet": func() any { return &appsv1.DaemonSet{} },
+	"ReplicaSet": func() any { return &appsv1.ReplicaSet{} }, "EndpointSlice": func() any { return &discoveryv1.EndpointSlice{} },
+	"PriorityClass": func() any { return &schedulingv1.PriorityClass{} }, "StorageClass": func() any { return &storagev1.StorageClass{} },
+	"HorizontalPodAutoscaler/v1": func() any { return &autoscalingv1.HorizontalPodAutoscaler{} },
 }
 
 // agree fails t when json/v2 accepts data into the type but sigs.k8s.io/json
@@ -348,6 +360,36 @@ func TestDecodeFallsBack(t *testing.T) {
 				t.Errorf("DecodeStrict: strict errors %q, want %q", got, tt.wantStrict)
 			}
 		})
+	}
+}
+
+// TestDecodeKeepsIntegers: a value read into an interface, at any depth,
+// is read by sigs.k8s.io/json, integers kept as int64.
+func TestDecodeKeepsIntegers(t *testing.T) {
+	tests := []struct {
+		name string
+		dst  any
+		data string
+	}{
+		{"an interface field", &struct{ X any }{}, `{"X":{"n":1,"f":1.5}}`},
+		{"a map of interfaces", &map[string]any{}, `{"n":1,"f":1.5}`},
+		{"deep in a pointer", &struct{ P *[]map[string]any }{}, `{"P":[{"n":1,"f":1.5}]}`},
+	}
+	for _, tt := range tests {
+		if err := Decode([]byte(tt.data), tt.dst); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		want := reflect.New(reflect.TypeOf(tt.dst).Elem()).Interface()
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts([]byte(tt.data), want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tt.dst, want) {
+			t.Errorf("%s: decoded %#v, want sigs.k8s.io/json's %#v (integers as int64)", tt.name, tt.dst, want)
+		}
+		strictDst := reflect.New(reflect.TypeOf(tt.dst).Elem()).Interface()
+		if _, err := DecodeStrict([]byte(tt.data), strictDst); err != nil || !reflect.DeepEqual(strictDst, want) {
+			t.Errorf("%s: DecodeStrict: %#v, %v; want %#v", tt.name, strictDst, err, want)
+		}
 	}
 }
 
