@@ -104,7 +104,7 @@ func seeds(t testing.TB) map[string][][]byte {
 	root := filepath.Join("..", "..")
 	for _, dir := range []string{"fixtures", "render/testdata", "sidecar/install", "e2e/testdata"} {
 		_ = filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
 				return nil
 			}
 			data, err := os.ReadFile(path)

@@ -7,7 +7,6 @@
 package emit
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +25,7 @@ import (
 	"github.com/codeloc/codeloc/dagster/workspace"
 	"github.com/codeloc/codeloc/internal/names"
 	"github.com/codeloc/codeloc/internal/pgtimeout"
+	"github.com/codeloc/codeloc/render/node"
 	"github.com/codeloc/codeloc/validate"
 )
 
@@ -344,16 +344,20 @@ func (e *emitter) record() *corev1.ConfigMap {
 
 // Write writes objects as one YAML stream.
 func Write(objs []*yaml.RNode) ([]byte, error) {
-	var buf bytes.Buffer
+	var buf []byte
 	for i, o := range objs {
 		if i > 0 {
-			buf.WriteString("---\n")
+			buf = append(buf, "---\n"...)
+		}
+		if out, ok := node.AppendYAML(buf, o.YNode()); ok {
+			buf = out
+			continue
 		}
 		s, err := o.String()
 		if err != nil {
 			return nil, fmt.Errorf("encode %s/%s: %w", o.GetKind(), o.GetName(), err)
 		}
-		buf.WriteString(s)
+		buf = append(buf, s...)
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }

@@ -85,37 +85,47 @@ func encodeSequence(buf []byte, n *yaml.Node) ([]byte, error) {
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?
 func IsJSONNumber(s string) bool {
 	i := 0
-	digits := func() int {
-		j := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
-	if i < len(s) && s[i] == '0' {
+	switch {
+	case i < len(s) && s[i] == '0':
 		i++
-	} else if digits() == 0 {
+	case digitsEnd(s, i) == i:
 		return false
+	default:
+		i = digitsEnd(s, i)
 	}
 	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
+		if i = digitsEnd(s, i+1); s[i-1] == '.' {
 			return false
 		}
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+	return exponentEnd(s, i) == len(s)
+}
+
+// digitsEnd is the index after the ASCII digits that start at s[i].
+func digitsEnd(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
 	}
-	return i == len(s)
+	return i
+}
+
+// exponentEnd is the index after the exponent ([eE][-+]?[0-9]+) at s[i]:
+// i where there is none, -1 where it has no digits.
+func exponentEnd(s string, i int) int {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return i
+	}
+	i++
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	if j := digitsEnd(s, i); j > i {
+		return j
+	}
+	return -1
 }
 
 func encodeScalar(buf []byte, n *yaml.Node) ([]byte, error) {
