@@ -60,10 +60,7 @@ type emitContext struct {
 }
 
 func (w *yamlWriter) node(n *yaml.Node, ctx emitContext) bool {
-	if n.Anchor != "" || n.FootComment != "" {
-		return false
-	}
-	if (n.Kind != yaml.ScalarNode || w.flowLevel > 0) && (n.HeadComment != "" || n.LineComment != "") {
+	if n.Anchor != "" || !w.commentsPlaced(n, ctx) {
 		return false
 	}
 	flow := w.flowLevel > 0 || n.Style&yaml.FlowStyle != 0
@@ -152,13 +149,7 @@ func (w *yamlWriter) mapping(n *yaml.Node, ctx emitContext) bool {
 		if k.Kind != yaml.ScalarNode {
 			return false
 		}
-		if k.HeadComment != "" { // yaml_emitter_process_head_comment
-			if !utf8.ValidString(k.HeadComment) {
-				return false
-			}
-			w.writeIndent()
-			w.writeComment(k.HeadComment)
-		}
+		w.headComment(k.HeadComment)
 		w.writeIndent()
 		if !w.node(k, emitContext{simpleKey: true}) {
 			return false
@@ -180,6 +171,7 @@ func (w *yamlWriter) sequence(n *yaml.Node, ctx emitContext) bool {
 	compact := ctx.mappingValue && (w.column == 0 || !w.indention)
 	w.increaseIndent(false, ctx.seqItem, compact)
 	for _, item := range n.Content {
+		w.headComment(item.HeadComment)
 		w.writeIndent()
 		w.indicator("-", true, false, true)
 		if !w.node(item, emitContext{seqItem: true}) {
@@ -202,7 +194,7 @@ func (w *yamlWriter) emptyFlow(open, end string) {
 func (w *yamlWriter) scalar(n *yaml.Node, ctx emitContext) bool {
 	value := n.Value
 	style, ok := scalarStyle(n)
-	if !ok || !commentsWritten(n, ctx.simpleKey) {
+	if !ok {
 		return false
 	}
 	a := analyzeScalar(value)
@@ -223,23 +215,38 @@ func (w *yamlWriter) scalar(n *yaml.Node, ctx emitContext) bool {
 		w.writeDouble(value)
 	case styleLiteral:
 		w.writeLiteral(value, n.LineComment)
-	default:
-		return false
+	case styleFolded:
+		w.writeFolded(value, n.LineComment)
 	}
 	w.popIndent()
-	if n.LineComment != "" && style != styleLiteral { // yaml_emitter_process_line_comment
+	if n.LineComment != "" && style != styleLiteral && style != styleFolded { // yaml_emitter_process_line_comment
 		w.lineComment(n.LineComment)
 	}
 	return true
 }
 
-// commentsWritten: a key's comment above it (the mapping writes it), a
-// value's on its line; no other.
-func commentsWritten(n *yaml.Node, key bool) bool {
-	if key {
-		return n.LineComment == ""
+// commentsPlaced: goyaml writes a comment above a key or an item of a
+// block sequence (the mapping or the sequence writes it) and on the line of
+// a scalar in a block; AppendYAML leaves the others to kyaml.
+func (w *yamlWriter) commentsPlaced(n *yaml.Node, ctx emitContext) bool {
+	if n.FootComment != "" || !utf8.ValidString(n.HeadComment) || !utf8.ValidString(n.LineComment) {
+		return false
 	}
-	return n.HeadComment == "" && utf8.ValidString(n.LineComment)
+	if w.flowLevel > 0 {
+		return n.HeadComment == "" && n.LineComment == ""
+	}
+	if n.HeadComment != "" && !ctx.simpleKey && !ctx.seqItem {
+		return false
+	}
+	return n.LineComment == "" || n.Kind == yaml.ScalarNode && !ctx.simpleKey
+}
+
+// headComment is yaml_emitter_process_head_comment.
+func (w *yamlWriter) headComment(comment string) {
+	if comment != "" {
+		w.writeIndent()
+		w.writeComment(comment)
+	}
 }
 
 // lineComment is yaml_emitter_process_line_comment with a comment.
@@ -522,6 +529,52 @@ func (w *yamlWriter) writeLiteral(value, comment string) {
 		}
 		if breaks {
 			w.writeIndent()
+		}
+		// The rest of the line at once: up to a line feed, or to a byte
+		// that may start another break (CR, NEL, LS, PS).
+		end := i + 1
+		for end < len(value) && value[end] != '\n' && value[end] != '\r' && value[end] != 0xC2 && value[end] != 0xE2 {
+			end++
+		}
+		w.out = append(w.out, value[i:end]...)
+		w.column += utf8.RuneCountInString(value[i:end])
+		i = end
+		w.indention = false
+		breaks = false
+	}
+}
+
+// writeFolded is yaml_emitter_write_folded_scalar (goyaml's width is
+// unlimited: it never folds a line of its own).
+func (w *yamlWriter) writeFolded(value, comment string) {
+	w.indicator(">", true, false, false)
+	w.blockScalarHints(value)
+	if comment != "" {
+		w.lineComment(comment)
+	} else {
+		w.putBreak()
+	}
+	w.whitespace = true
+	breaks, leadingSpaces := true, true
+	for i := 0; i < len(value); {
+		if isBreak(value, i) {
+			if !breaks && !leadingSpaces && value[i] == '\n' {
+				// goyaml looks at the value's first line here, not the next.
+				k := 0
+				for k < len(value) && isBreak(value, k) {
+					k += charWidth(value[k])
+				}
+				if k < len(value) && !isBlank(value, k) && value[k] != 0 {
+					w.putBreak()
+				}
+			}
+			i = w.writeBreak(value, i)
+			breaks = true
+			continue
+		}
+		if breaks {
+			w.writeIndent()
+			leadingSpaces = isBlank(value, i)
 		}
 		i = w.writeChar(value, i)
 		w.indention = false

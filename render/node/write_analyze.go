@@ -21,7 +21,12 @@ func analyzeScalar(value string) scalarAnalysis {
 	}
 	precededByWhitespace := true
 	for i, n := 0, 0; i < len(value); i += n {
-		n = charWidth(value[i])
+		c := value[i]
+		n = 1
+		printable, brk := c == '\n' || c >= 0x20 && c <= 0x7E, c == '\n' || c == '\r'
+		if c >= 0x80 {
+			n, printable, brk = charWidth(c), isPrintable(value, i), isBreak(value, i)
+		}
 		followedByWhitespace := i+n >= len(value) || isBlank(value, i+n)
 		if i == 0 {
 			switch value[i] {
@@ -48,18 +53,18 @@ func analyzeScalar(value string) scalarAnalysis {
 				}
 			}
 		}
-		if value[i] == '\t' {
+		if c == '\t' {
 			tabs = true
-		} else if !isPrintable(value, i) {
+		} else if !printable {
 			special = true
 		}
 		switch {
-		case value[i] == ' ':
+		case c == ' ':
 			leadingSpace = leadingSpace || i == 0
 			trailingSpace = trailingSpace || i+n == len(value)
 			breakSpace = breakSpace || previousBreak
 			previousSpace, previousBreak = true, false
-		case isBreak(value, i):
+		case brk:
 			lineBreaks = true
 			leadingBreak = leadingBreak || i == 0
 			trailingBreak = trailingBreak || i+n == len(value)
@@ -68,7 +73,7 @@ func analyzeScalar(value string) scalarAnalysis {
 		default:
 			previousSpace, previousBreak = false, false
 		}
-		precededByWhitespace = isBlank(value, i) || isBreak(value, i) || value[i] == 0
+		precededByWhitespace = c == ' ' || c == '\t' || brk || c == 0
 	}
 	a := scalarAnalysis{multiline: lineBreaks, lineBreaks: lineBreaks, flowPlainAllowed: true, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: true}
 	if leadingSpace || leadingBreak || trailingSpace || trailingBreak || lineBreaks {

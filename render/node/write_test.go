@@ -193,7 +193,11 @@ func TestAppendYAMLRandom(t *testing.T) {
 			if depth < 4 {
 				n := &yaml.Node{Kind: yaml.SequenceNode, Tag: []string{"", "!!seq"}[r.IntN(2)], Style: flowStyle()}
 				for range r.IntN(4) {
-					n.Content = append(n.Content, tree(depth+1))
+					item := tree(depth + 1)
+					if r.IntN(8) == 0 {
+						item.HeadComment = comment()
+					}
+					n.Content = append(n.Content, item)
 				}
 				return n
 			}
@@ -230,7 +234,7 @@ func TestAppendYAMLRefuses(t *testing.T) {
 			Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", LineComment: "# c"}}}}},
 		"a mapping's comment": {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.MappingNode, HeadComment: "# c", Content: []*yaml.Node{str("a"), str("b")}}}},
 		"an anchor":           {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", Anchor: "a"}}},
-		"a folded scalar":     {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", Style: yaml.FoldedStyle}}},
+		"an alias":            {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.AliasNode, Value: "a"}}},
 		"a complex key":       {Kind: yaml.MappingNode, Content: []*yaml.Node{str("a\nb"), str("v")}},
 		"a timestamp":         {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), str("2001-12-14")}},
 		"a kept tag":          {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.ScalarNode, Tag: "!!int", Value: "x"}}},
