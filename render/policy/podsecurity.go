@@ -15,15 +15,37 @@ import (
 )
 
 // podSecurityEvaluator runs the checks of Kubernetes' own Pod Security
-// admission; built on first use, so that a render without pods, and every
-// other command, does not pay for it.
+// admission at "latest"; built on first use, so that a render without
+// pods, and every other command, does not pay for it.
 var podSecurityEvaluator = sync.OnceValue(func() psa.Evaluator {
-	e, err := psa.NewEvaluator(psa.DefaultChecks(), nil) // nil: the newest checks this module has
+	e, err := psa.NewEvaluator(latestChecks(psa.DefaultChecks()), nil) // nil: the newest checks this module has
 	if err != nil {
 		panic(err) // the library's own checks are valid by construction
 	}
 	return e
 })
+
+// latestChecks are checks as they stand at the newest version: each
+// check's last version, from the newest minimum version of all. The
+// evaluator builds its check lists for every minor version from 1.0 to the
+// newest (a twentieth of a small render); the rule evaluates at "latest"
+// only, where these are the lists it would pick (TestLatestChecks).
+func latestChecks(checks []psa.Check) []psa.Check {
+	newest := checks[0].Versions[len(checks[0].Versions)-1].MinimumVersion
+	for _, c := range checks {
+		if v := c.Versions[len(c.Versions)-1].MinimumVersion; newest.Older(v) {
+			newest = v
+		}
+	}
+	out := make([]psa.Check, len(checks))
+	for i, c := range checks {
+		last := c.Versions[len(c.Versions)-1]
+		last.MinimumVersion = newest
+		c.Versions = []psa.VersionedCheck{last}
+		out[i] = c
+	}
+	return out
+}
 
 // podSecurityRule evaluates every pod spec at the contract's Pod Security
 // Standards level, as the admission controller of a namespace enforcing

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	psaapi "k8s.io/pod-security-admission/api"
+	psa "k8s.io/pod-security-admission/policy"
 
 	"github.com/codeloc/codeloc/validate"
 )
@@ -175,26 +176,7 @@ func TestPodSecurityHint(t *testing.T) {
 // TestPodSecurityFixesKnowEveryCheck keeps the hints in step with the
 // library: every check the evaluator runs, failed, has its own fix.
 func TestPodSecurityFixesKnowEveryCheck(t *testing.T) {
-	worst := &corev1.PodSpec{
-		HostNetwork: true, HostPID: true, HostIPC: true,
-		SecurityContext: &corev1.PodSecurityContext{
-			Sysctls:        []corev1.Sysctl{{Name: "kernel.msgmax", Value: "1"}},
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined},
-			SELinuxOptions: &corev1.SELinuxOptions{User: "root"},
-			WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: psaPtr(true)},
-			RunAsUser:      psaPtr(int64(0)),
-		},
-		Volumes: []corev1.Volume{{Name: "root", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}},
-		Containers: []corev1.Container{{
-			Name: "app", Ports: []corev1.ContainerPort{{HostPort: 80}},
-			LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "169.254.169.254", Port: intstr.FromInt32(80)}}},
-			SecurityContext: &corev1.SecurityContext{
-				Privileged: psaPtr(true), ProcMount: psaPtr(corev1.UnmaskedProcMount),
-				Capabilities:    &corev1.Capabilities{Add: []corev1.Capability{"SYS_ADMIN"}},
-				AppArmorProfile: &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined},
-			},
-		}},
-	}
+	worst := worstPodSpec()
 	seen := map[string]bool{}
 	for _, level := range []psaapi.Level{psaapi.LevelBaseline, psaapi.LevelRestricted} {
 		lv := psaapi.LevelVersion{Level: level, Version: psaapi.LatestVersion()}
@@ -215,3 +197,68 @@ func TestPodSecurityFixesKnowEveryCheck(t *testing.T) {
 }
 
 func psaPtr[T any](v T) *T { return &v }
+
+// TestLatestChecks: at "latest", the evaluator of latestChecks gives what
+// the library's evaluator of every version gives, at both levels, on pods
+// that fail every check one by one and all at once.
+func TestLatestChecks(t *testing.T) {
+	full, err := psa.NewEvaluator(psa.DefaultChecks(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := podSecurityEvaluator()
+	var pods []*corev1.PodSpec
+	for _, f := range []func(*corev1.PodSpec){
+		func(*corev1.PodSpec) {},
+		func(p *corev1.PodSpec) { p.HostNetwork = true },
+		func(p *corev1.PodSpec) { p.SecurityContext = &corev1.PodSecurityContext{RunAsUser: psaPtr(int64(0))} },
+		func(p *corev1.PodSpec) {
+			p.SecurityContext = &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined}}
+		},
+		func(p *corev1.PodSpec) {
+			p.Containers[0].SecurityContext = &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_RAW"}}}
+		},
+		func(p *corev1.PodSpec) {
+			p.Volumes = []corev1.Volume{{Name: "h", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}}
+		},
+		func(p *corev1.PodSpec) { *p = *worstPodSpec() },
+	} {
+		p := &corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "x"}}}
+		f(p)
+		pods = append(pods, p)
+	}
+	for _, level := range []psaapi.Level{psaapi.LevelBaseline, psaapi.LevelRestricted} {
+		lv := psaapi.LevelVersion{Level: level, Version: psaapi.LatestVersion()}
+		for i, p := range pods {
+			want := full.EvaluatePod(lv, &metav1.ObjectMeta{}, p)
+			got := latest.EvaluatePod(lv, &metav1.ObjectMeta{}, p)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s, pod %d: latestChecks' evaluator differs from the library's (-library +latest):\n%s", level, i, diff)
+			}
+		}
+	}
+}
+
+// worstPodSpec fails every check of Pod Security, baseline and restricted.
+func worstPodSpec() *corev1.PodSpec {
+	return &corev1.PodSpec{
+		HostNetwork: true, HostPID: true, HostIPC: true,
+		SecurityContext: &corev1.PodSecurityContext{
+			Sysctls:        []corev1.Sysctl{{Name: "kernel.msgmax", Value: "1"}},
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined},
+			SELinuxOptions: &corev1.SELinuxOptions{User: "root"},
+			WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: psaPtr(true)},
+			RunAsUser:      psaPtr(int64(0)),
+		},
+		Volumes: []corev1.Volume{{Name: "root", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}},
+		Containers: []corev1.Container{{
+			Name: "app", Ports: []corev1.ContainerPort{{HostPort: 80}},
+			LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Host: "169.254.169.254", Port: intstr.FromInt32(80)}}},
+			SecurityContext: &corev1.SecurityContext{
+				Privileged: psaPtr(true), ProcMount: psaPtr(corev1.UnmaskedProcMount),
+				Capabilities:    &corev1.Capabilities{Add: []corev1.Capability{"SYS_ADMIN"}},
+				AppArmorProfile: &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined},
+			},
+		}},
+	}
+}
