@@ -6,9 +6,23 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 var marshalerType = reflect.TypeFor[json.Marshaler]()
+
+// marshalers caches, by type, whether the type implements json.Marshaler:
+// value asks it of every value it visits.
+var marshalers sync.Map // reflect.Type -> bool
+
+func marshals(t reflect.Type) bool {
+	if m, ok := marshalers.Load(t); ok {
+		return m.(bool)
+	}
+	m := t.Implements(marshalerType)
+	marshalers.Store(t, m)
+	return m
+}
 
 // value is v as encoding/json writes it and reads it back into an any
 // (maps, slices, strings, booleans, int64 and float64 numbers): json tags,
@@ -21,10 +35,10 @@ func value(v reflect.Value) (any, error) {
 	if !v.IsValid() {
 		return nil, nil
 	}
-	if v.Kind() != reflect.Pointer && v.CanAddr() && v.Addr().Type().Implements(marshalerType) {
+	if v.Kind() != reflect.Pointer && v.CanAddr() && marshals(reflect.PointerTo(v.Type())) {
 		v = v.Addr()
 	}
-	if v.Type().Implements(marshalerType) {
+	if marshals(v.Type()) {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil, nil
 		}
@@ -57,32 +71,59 @@ func value(v reflect.Value) (any, error) {
 	return nil, fmt.Errorf("emit: cannot convert a %s", v.Type())
 }
 
-// fields adds the fields of struct v to m, embedded structs inlined.
-func fields(v reflect.Value, m map[string]any) error {
-	t := v.Type()
+// jsonField is how encoding/json writes a struct field.
+type jsonField struct {
+	index               int
+	name                string
+	inline              bool // an embedded struct without a name: its fields are the struct's
+	omitEmpty, omitZero bool
+}
+
+// structFields caches jsonFields by struct type.
+var structFields sync.Map // reflect.Type -> []jsonField
+
+func jsonFields(t reflect.Type) []jsonField {
+	if fs, ok := structFields.Load(t); ok {
+		return fs.([]jsonField)
+	}
+	var fs []jsonField
 	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
+		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {
 		case name == "-" && opts == "", !f.IsExported() && !f.Anonymous:
 			continue
-		case f.Anonymous && name == "" && fv.Kind() == reflect.Struct:
-			if err := fields(fv, m); err != nil {
-				return err
-			}
+		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+			fs = append(fs, jsonField{index: i, inline: true})
 			continue
 		case name == "":
 			name = f.Name
 		}
-		if strings.Contains(","+opts+",", ",omitempty,") && empty(fv) ||
-			strings.Contains(","+opts+",", ",omitzero,") && zero(fv) {
+		fs = append(fs, jsonField{index: i, name: name,
+			omitEmpty: strings.Contains(","+opts+",", ",omitempty,"), omitZero: strings.Contains(","+opts+",", ",omitzero,")})
+	}
+	structFields.Store(t, fs)
+	return fs
+}
+
+// fields adds the fields of struct v to m, embedded structs inlined.
+func fields(v reflect.Value, m map[string]any) error {
+	for _, f := range jsonFields(v.Type()) {
+		fv := v.Field(f.index)
+		if f.inline {
+			if err := fields(fv, m); err != nil {
+				return err
+			}
+			continue
+		}
+		if f.omitEmpty && empty(fv) || f.omitZero && zero(fv) {
 			continue
 		}
 		val, err := value(fv)
 		if err != nil {
 			return err
 		}
-		m[name] = val
+		m[f.name] = val
 	}
 	return nil
 }
