@@ -23,6 +23,10 @@ func analyzeScalar(value string) scalarAnalysis {
 	for i, n := 0, 0; i < len(value); i += n {
 		c := value[i]
 		n = 1
+		if i > 0 && plainByte[c] { // most bytes: nothing to note but that
+			previousSpace, previousBreak, precededByWhitespace = false, false, false
+			continue
+		}
 		printable, brk := c == '\n' || c >= 0x20 && c <= 0x7E, c == '\n' || c == '\r'
 		if c >= 0x80 {
 			n, printable, brk = charWidth(c), isPrintable(value, i), isBreak(value, i)
@@ -90,6 +94,16 @@ func analyzeScalar(value string) scalarAnalysis {
 	}
 	return a
 }
+
+// plainByte is true for the printable ASCII bytes that mean nothing to the
+// analysis past a value's first byte: not a space, not a flow indicator, a
+// colon or a pound sign.
+var plainByte = func() (t [256]bool) {
+	for c := 0x21; c <= 0x7E; c++ {
+		t[c] = !strings.ContainsRune(",?[]{}:#", rune(c))
+	}
+	return t
+}()
 
 // charWidth is goyaml's width: a character's length from its first byte.
 func charWidth(b byte) int {
