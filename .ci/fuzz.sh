@@ -22,6 +22,8 @@ targets=(
 	"./render/policy/dagster FuzzContainerContext"
 	"./render/policy/dagster FuzzCommandLine"
 	"./render/policy/dagster FuzzKubeletExpansion"
+	"./render/apijson FuzzAgreement"
+	"./render/node FuzzAppendYAML"
 )
 [ $# -eq 2 ] && targets=("$1 $2")
 OUT=${OUT:-_out/fuzz}

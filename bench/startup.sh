@@ -41,7 +41,7 @@ runner=(python3 bench/runner.py)
 # Both binaries run from copies made here: how a file got into the page
 # cache changes what starting it costs (the one the linker wrote in pieces
 # is mapped in smaller folios than a copy written at once: codeloc's
-# start-up CPU moved by a fifth between the two, the same binary), so both
+# start-up CPU moved by a sixth between the two, the same binary), so both
 # sides get the same kind of file, as an image's would be.
 cp "$(bash .ci/tools.sh)/kustomize" "$work/kustomize"
 kustomize=$work/kustomize
