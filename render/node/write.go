@@ -14,19 +14,19 @@ import (
 // shrinks, so printing the render's output with it allocated about as much
 // as the rest of the render; this writes the bytes directly.
 //
-// It covers the block-style objects the render emits: mappings with plain
-// keys, sequences, flow collections, and scalars plain, quoted or
-// literal; comments above a key and after a scalar value of a block. On
+// It covers the objects the render emits: block and flow mappings and
+// sequences, scalars plain, quoted, literal or folded, comments above a key
+// or a block sequence's item and on the line of a block's scalar. On
 // anything else it reports false and buf's first len(buf) bytes are left as
 // they were, for the caller to print n with kyaml: other comments, an
-// anchor or alias, a folded style,
-// a tag goyaml would print, a key goyaml would write as complex, a root
-// that is not a mapping, and a plain value whose implicit tag it does not
-// decide (one that may be a timestamp).
+// anchor or alias, a tag goyaml would print, a key goyaml would write as
+// complex, text that is not UTF-8, a root that is not a mapping, and a
+// plain value whose implicit tag it does not decide (one that may be a
+// timestamp).
 //
 // Each step follows the goyaml function it names (emitterc.go, encode.go,
-// resolve.go); TestAppendYAML holds the output to kyaml's on the goldens,
-// tricky strings and random trees.
+// resolve.go); the TestAppendYAML tests and FuzzAppendYAML hold the output
+// to kyaml's on the repository's objects, tricky strings and random trees.
 func AppendYAML(buf []byte, n *yaml.Node) ([]byte, bool) {
 	if n.Kind != yaml.MappingNode {
 		return buf, false
@@ -149,7 +149,9 @@ func (w *yamlWriter) mapping(n *yaml.Node, ctx emitContext) bool {
 		if k.Kind != yaml.ScalarNode {
 			return false
 		}
-		w.headComment(k.HeadComment)
+		if !w.headComment(k.HeadComment) {
+			return false
+		}
 		w.writeIndent()
 		if !w.node(k, emitContext{simpleKey: true}) {
 			return false
@@ -171,7 +173,9 @@ func (w *yamlWriter) sequence(n *yaml.Node, ctx emitContext) bool {
 	compact := ctx.mappingValue && (w.column == 0 || !w.indention)
 	w.increaseIndent(false, ctx.seqItem, compact)
 	for _, item := range n.Content {
-		w.headComment(item.HeadComment)
+		if !w.headComment(item.HeadComment) {
+			return false
+		}
 		w.writeIndent()
 		w.indicator("-", true, false, true)
 		if !w.node(item, emitContext{seqItem: true}) {
@@ -241,12 +245,18 @@ func (w *yamlWriter) commentsPlaced(n *yaml.Node, ctx emitContext) bool {
 	return n.LineComment == "" || n.Kind == yaml.ScalarNode && !ctx.simpleKey
 }
 
-// headComment is yaml_emitter_process_head_comment.
-func (w *yamlWriter) headComment(comment string) {
+// headComment is yaml_emitter_process_head_comment, for the comment above
+// a key or an item; false where it is not UTF-8 (goyaml's writer would not
+// know its characters' widths).
+func (w *yamlWriter) headComment(comment string) bool {
+	if !utf8.ValidString(comment) {
+		return false
+	}
 	if comment != "" {
 		w.writeIndent()
 		w.writeComment(comment)
 	}
+	return true
 }
 
 // lineComment is yaml_emitter_process_line_comment with a comment.

@@ -235,10 +235,15 @@ func TestAppendYAMLRefuses(t *testing.T) {
 		"a mapping's comment": {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.MappingNode, HeadComment: "# c", Content: []*yaml.Node{str("a"), str("b")}}}},
 		"an anchor":           {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", Anchor: "a"}}},
 		"an alias":            {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.AliasNode, Value: "a"}}},
-		"a complex key":       {Kind: yaml.MappingNode, Content: []*yaml.Node{str("a\nb"), str("v")}},
-		"a timestamp":         {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), str("2001-12-14")}},
-		"a kept tag":          {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.ScalarNode, Tag: "!!int", Value: "x"}}},
-		"invalid UTF-8":       {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), str("a\xffb")}},
+		"a key's comment not UTF-8": {Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "k", HeadComment: "# a\xbf\xe2"}, str("v")}},
+		"an item's comment not UTF-8": {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.SequenceNode,
+			Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", HeadComment: "# \xc2"}}}}},
+		"a line comment not UTF-8": {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", LineComment: "# \xe2\x80"}}},
+		"a complex key":            {Kind: yaml.MappingNode, Content: []*yaml.Node{str("a\nb"), str("v")}},
+		"a timestamp":              {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), str("2001-12-14")}},
+		"a kept tag":               {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), {Kind: yaml.ScalarNode, Tag: "!!int", Value: "x"}}},
+		"invalid UTF-8":            {Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), str("a\xffb")}},
 	}
 	for name, n := range tests {
 		if _, ok := AppendYAML(nil, n); ok {
