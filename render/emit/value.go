@@ -9,18 +9,33 @@ import (
 	"sync"
 )
 
-var marshalerType = reflect.TypeFor[json.Marshaler]()
+var (
+	marshalerType = reflect.TypeFor[json.Marshaler]()
+	isZeroerType  = reflect.TypeFor[interface{ IsZero() bool }]()
+)
 
-// marshalers caches, by type, whether the type implements json.Marshaler:
-// value asks it of every value it visits.
-var marshalers sync.Map // reflect.Type -> bool
+// methods is what value and zero ask of a type at every value they visit:
+// which methods encoding/json would call on it, or on a pointer to it.
+type methods struct {
+	marshals, ptrMarshals bool // json.Marshaler
+	zeroer, ptrZeroer     bool // IsZero() bool
+}
 
-func marshals(t reflect.Type) bool {
-	if m, ok := marshalers.Load(t); ok {
-		return m.(bool)
+// methodCache caches methods by type: reflect compares method names to
+// tell whether a type implements an interface, and looks the pointer type
+// up in a cache of its own.
+var methodCache sync.Map // reflect.Type -> methods
+
+func methodsOf(t reflect.Type) methods {
+	if m, ok := methodCache.Load(t); ok {
+		return m.(methods)
 	}
-	m := t.Implements(marshalerType)
-	marshalers.Store(t, m)
+	m := methods{marshals: t.Implements(marshalerType), zeroer: t.Implements(isZeroerType)}
+	if t.Kind() != reflect.Pointer {
+		pt := reflect.PointerTo(t)
+		m.ptrMarshals, m.ptrZeroer = pt.Implements(marshalerType), pt.Implements(isZeroerType)
+	}
+	methodCache.Store(t, m)
 	return m
 }
 
@@ -35,10 +50,11 @@ func value(v reflect.Value) (any, error) {
 	if !v.IsValid() {
 		return nil, nil
 	}
-	if v.Kind() != reflect.Pointer && v.CanAddr() && marshals(reflect.PointerTo(v.Type())) {
-		v = v.Addr()
+	m := methodsOf(v.Type())
+	if m.ptrMarshals && v.CanAddr() {
+		v, m.marshals = v.Addr(), true
 	}
-	if marshals(v.Type()) {
+	if m.marshals {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil, nil
 		}
@@ -164,18 +180,17 @@ func sliceValue(v reflect.Value) (any, error) {
 	return items, nil
 }
 
-var isZeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
-
 // zero is encoding/json's omitzero rule: the value's IsZero method when it
 // has one (metav1.Time's, since Kubernetes 1.35), else the zero value.
 func zero(v reflect.Value) bool {
-	if v.Type().Implements(isZeroerType) {
+	m := methodsOf(v.Type())
+	if m.zeroer {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			return true
 		}
 		return v.Interface().(interface{ IsZero() bool }).IsZero()
 	}
-	if v.CanAddr() && v.Addr().Type().Implements(isZeroerType) {
+	if m.ptrZeroer && v.CanAddr() {
 		return v.Addr().Interface().(interface{ IsZero() bool }).IsZero()
 	}
 	return v.IsZero()

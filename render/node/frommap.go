@@ -130,7 +130,21 @@ type yamlKeys []string
 func (l yamlKeys) Len() int      { return len(l) }
 func (l yamlKeys) Swap(i, j int) { l[i], l[j] = l[j], l[i] }
 func (l yamlKeys) Less(i, j int) bool {
-	ar, br := []rune(l[i]), []rune(l[j])
+	// Keys are short: their runes fit on the stack, where the encoder
+	// allocates them at every comparison.
+	var abuf, bbuf [48]rune
+	return runesLess(appendRunes(abuf[:0], l[i]), appendRunes(bbuf[:0], l[j]))
+}
+
+func appendRunes(dst []rune, s string) []rune {
+	for _, r := range s {
+		dst = append(dst, r)
+	}
+	return dst
+}
+
+// runesLess is the encoder's keyList.Less on two keys' runes.
+func runesLess(ar, br []rune) bool {
 	digits := false
 	for i := 0; i < len(ar) && i < len(br); i++ {
 		if ar[i] == br[i] {

@@ -38,6 +38,28 @@ type facts struct {
 	// contextNames are the names a Dagster container context writes in
 	// its JSON, which kustomize never rewrites.
 	contextNames map[string]bool
+	// shared are what a package's rules compute once per render (Shared),
+	// by keys of that package's own types.
+	shared map[any]any
+}
+
+// Shared is compute's result for key, computed the first time the render
+// asks for key and kept until the next render of in: what several rules
+// (and a Gatherer) of a package read alike, such as the decoded Dagster
+// container contexts. compute must read only the render's objects and the
+// facts, so that the rules' order changes nothing, and its callers must not
+// modify what it returns; key is a value of an unexported type of the
+// caller's package, so that two packages never share one.
+func Shared[T any](in *Context, key any, compute func() T) T {
+	if v, ok := in.shared[key]; ok {
+		return v.(T)
+	}
+	v := compute()
+	if in.shared == nil {
+		in.shared = map[any]any{}
+	}
+	in.shared[key] = v
+	return v
 }
 
 // Facts are what a Gatherer learns of the objects for the render.

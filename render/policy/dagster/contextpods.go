@@ -18,8 +18,15 @@ type contextAt struct {
 }
 
 // decodedContexts are the container contexts of the render's pods that
-// decode; containerContextRule reports those that do not.
+// decode; containerContextRule reports those that do not. Four rules and
+// the Gatherer read them: they are decoded once per render.
 func decodedContexts(in *policy.Context, objs []*yaml.RNode) []contextAt {
+	return policy.Shared(in, contextsKey{}, func() []contextAt { return decodeContexts(in, objs) })
+}
+
+type contextsKey struct{}
+
+func decodeContexts(in *policy.Context, objs []*yaml.RNode) []contextAt {
 	cms := shippedConfigMaps(objs)
 	var out []contextAt
 	for _, w := range in.Pods(objs) {

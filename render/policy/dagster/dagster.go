@@ -79,6 +79,23 @@ func (dagsterRule) Check(in *policy.Context, objs []*yaml.RNode) problem.Problem
 // both a fact (gatherFacts keeps the location) and a check (dagsterRule
 // reports the problems).
 func codeServerLocation(in *policy.Context, objs []*yaml.RNode) (*workspace.Location, problem.Problems) {
+	l := policy.Shared(in, locationKey{}, func() locationResult {
+		loc, ps := findLocation(in, objs)
+		return locationResult{loc, ps}
+	})
+	return l.loc, slices.Clip(l.problems)
+}
+
+// locationResult is codeServerLocation's result, found once per render: the
+// Gatherer and dagsterRule both read it.
+type locationResult struct {
+	loc      *workspace.Location
+	problems problem.Problems
+}
+
+type locationKey struct{}
+
+func findLocation(in *policy.Context, objs []*yaml.RNode) (*workspace.Location, problem.Problems) {
 	servers := codeServers(in, objs)
 	if len(servers) == 1 {
 		return locate(in, servers[0], objs)
