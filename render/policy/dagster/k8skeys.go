@@ -233,33 +233,19 @@ func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// leafCache caches isLeaf by type: reflect compares method names to tell
-// whether a type implements an interface.
-var leafCache sync.Map // reflect.Type -> bool
-
 // isLeaf reports whether t decodes itself (Quantity, IntOrString, Time) or
 // is not made of fields.
 func isLeaf(t reflect.Type) bool {
-	if leaf, ok := leafCache.Load(t); ok {
-		return leaf.(bool)
-	}
-	leaf := decodesItself(t) || !hasParts(t)
-	leafCache.Store(t, leaf)
-	return leaf
-}
-
-func decodesItself(t reflect.Type) bool {
-	return reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType)
-}
-
-func hasParts(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Map:
-		return t.Elem().Kind() != reflect.Uint8 // not []byte
-	case reflect.Struct:
+	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
 		return true
 	}
-	return false
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map:
+		return t.Elem().Kind() == reflect.Uint8 // []byte
+	case reflect.Struct:
+		return false
+	}
+	return true
 }
 
 func indirect(t reflect.Type) reflect.Type {
