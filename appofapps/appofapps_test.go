@@ -257,6 +257,38 @@ func TestTemplateCallsNoMethods(t *testing.T) {
 	}
 }
 
+// TestSprigDependencies pins what a template reads from the libraries sprig
+// calls (shopspring/decimal for the float arithmetic, Masterminds/semver for
+// the version functions), so that bumping one of them cannot change an
+// Application without a test failing.
+func TestSprigDependencies(t *testing.T) {
+	for _, tc := range []struct{ expr, want string }{
+		{`addf 1.5 2`, "3.5"},
+		{`subf 1 0.9`, "0.1"},
+		{`mulf 1.1 3`, "3.3"},
+		{`divf 1 3`, "0.3333333333333333"},
+		{`divf 10 4`, "2.5"},
+		{`maxf 1 2.5 0.5`, "2.5"},
+		{`semverCompare "^1.2" "1.4.0"`, "true"},
+		{`semverCompare ">= 2.0.0" "1.9.9"`, "false"},
+		{`semverCompare "~1.2.3" "1.2.9-rc.1"`, "false"},
+	} {
+		src := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: x\n  annotations:\n    v: {{ quote (" + tc.expr + ") }}\n"
+		tmpl, ps := ParseTemplate("t.yaml", []byte(src))
+		if ps != nil {
+			t.Fatalf("%s: %v", tc.expr, ps)
+		}
+		out, ps := tmpl.Execute(Data{Name: "x"})
+		if ps != nil {
+			t.Errorf("%s: %v", tc.expr, ps)
+			continue
+		}
+		if want := fmt.Sprintf("    v: %q\n", tc.want); !strings.HasSuffix(string(out), want) {
+			t.Errorf("%s: got %q, want it to end with %q", tc.expr, out, want)
+		}
+	}
+}
+
 var cmpIgnoreHint = cmp.Comparer(func(a, b problem.Problem) bool {
 	a.Hint, b.Hint = "", ""
 	return a == b
