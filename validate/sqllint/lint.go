@@ -214,7 +214,11 @@ func (l *linter) check(stmt any) string {
 			l.searchPathChanged()
 		}
 	case "CreateStmt":
-		l.createUnless(n.bool("if_not_exists"), relations, rangeVarName(n.get("relation")))
+		rel := rangeVarName(n.get("relation"))
+		l.createUnless(n.bool("if_not_exists"), relations, rel)
+		if l.outer < 0 { // in a DO block or a function, the CREATE may sit behind an IF NOT EXISTS of its own
+			l.s.rememberTableChecks(rel, n)
+		}
 	case "CreateTableAsStmt":
 		l.createUnless(n.bool("if_not_exists"), relations, rangeVarName(n.get("into").get("rel")))
 	case "CreateSchemaStmt":
@@ -308,11 +312,15 @@ func (l *linter) drop(s node) string {
 		return "DROP INDEX takes an ACCESS EXCLUSIVE lock"
 	case "OBJECT_TABLE", "OBJECT_SCHEMA":
 		ns := schemas
+		for _, o := range s.list("objects") {
+			if what == "OBJECT_TABLE" {
+				l.s.forgetTable(listName(o).name)
+			} else {
+				l.s.forgetSchema(listName(o).name)
+			}
+		}
 		if what == "OBJECT_TABLE" {
 			ns = relations
-			for _, o := range s.list("objects") {
-				l.s.forgetTable(listName(o).name)
-			}
 		}
 		if l.allCreated(ns, s.list("objects")) {
 			return ""
@@ -325,6 +333,7 @@ func (l *linter) drop(s node) string {
 		if s.str("behavior") != "DROP_CASCADE" {
 			return "" // without CASCADE, PostgreSQL refuses to drop what a column uses
 		}
+		l.s.forgetAllChecks() // a column or a CHECK that used it is gone with it
 		if (what == "OBJECT_TYPE" || what == "OBJECT_DOMAIN") && l.allCreated(types, s.list("objects")) {
 			return ""
 		}
@@ -339,6 +348,7 @@ func (l *linter) drop(s node) string {
 // dropOwned: DROP OWNED BY drops every object the roles own in the
 // database, tables included.
 func (l *linter) dropOwned() string {
+	l.s.forgetAllChecks()
 	l.find(RuleDrop, -1, "DROP OWNED BY drops every table, view, sequence and function the roles own in this database (and revokes their privileges): the previous revision's pods still use them, and the data is gone for good",
 		"drop the objects by name, each in the revision after the code stops using it; REASSIGN OWNED BY moves them to another role instead")
 	return "DROP OWNED takes an ACCESS EXCLUSIVE lock on each table it drops"
@@ -572,6 +582,13 @@ func (l *linter) uniqueConstraint(table string, at int) {
 func (l *linter) rename(s node) string {
 	rel := s.get("relation")
 	table := rel.str("relname")
+	// The checks name the old names, even those of a table the file made.
+	switch s.str("renameType") {
+	case "OBJECT_TABLE", "OBJECT_COLUMN", "OBJECT_TABCONSTRAINT":
+		l.s.forgetTable(table)
+	case "OBJECT_SCHEMA":
+		l.s.forgetSchema(s.str("subname"))
+	}
 	if l.createdHere(relations, rangeVarName(rel)) {
 		return ""
 	}
@@ -579,10 +596,6 @@ func (l *linter) rename(s node) string {
 		l.find(RuleRename, -1, fmt.Sprintf("renaming the schema %q to %q: the previous revision's pods still query every table in it under the old name while the rollout runs", s.str("subname"), s.str("newname")),
 			"keep the schema's name; create the new schema, move the code to it table by table, and drop the old one in a later revision")
 		return ""
-	}
-	switch s.str("renameType") {
-	case "OBJECT_TABLE", "OBJECT_COLUMN", "OBJECT_TABCONSTRAINT":
-		l.s.forgetTable(table)
 	}
 	switch s.str("renameType") {
 	case "OBJECT_TABLE":
@@ -610,10 +623,10 @@ func (l *linter) setSchema(s node) string {
 		return ""
 	}
 	rel := rangeVarName(s.get("relation"))
+	l.s.forgetTable(rel.name)
 	if l.createdHere(relations, rel) {
 		return ""
 	}
-	l.s.forgetTable(rel.name)
 	l.find(RuleRename, -1, fmt.Sprintf("moving %q to the schema %q: the previous revision's pods still query it where it was while the rollout runs", rel.name, s.str("newschema")),
 		"create the object in the new schema (or a view there over the old one), move the code to it, and drop the old one in a later revision")
 	return "ALTER ... SET SCHEMA takes an ACCESS EXCLUSIVE lock"

@@ -57,6 +57,23 @@ func (s *Session) forgetTable(table string) {
 	}
 }
 
+// forgetSchema forgets the constraints of the tables a DROP SCHEMA may have
+// dropped: its own, and those named without a schema (the search path may
+// have led to it).
+func (s *Session) forgetSchema(schema string) {
+	for t := range s.checks {
+		if t.schema == schema || t.schema == "" {
+			delete(s.checks, t)
+		}
+	}
+}
+
+// forgetAllChecks forgets every constraint: a statement dropped objects
+// the files do not name (DROP OWNED, DROP ... CASCADE).
+func (s *Session) forgetAllChecks() {
+	clear(s.checks)
+}
+
 // remember records what one ALTER TABLE subcommand does to the table's
 // CHECK constraints. It runs after the rules, so that a statement is judged
 // by what the earlier ones did.
@@ -65,17 +82,7 @@ func (l *linter) remember(table objectName, cmd node) {
 	switch cmd.str("subtype") {
 	case "AT_AddConstraint":
 		c := is(cmd["def"], "Constraint")
-		if c.str("contype") != "CONSTR_CHECK" {
-			return
-		}
-		cols := notNullColumns(c["raw_expr"])
-		if len(cols) == 0 {
-			return
-		}
-		if l.s.checks[table] == nil {
-			l.s.checks[table] = map[string]*notNullCheck{}
-		}
-		l.s.checks[table][constraintName(table.name, c)] = &notNullCheck{columns: cols, validated: !c.bool("skip_validation")}
+		l.s.rememberCheck(table, c, !c.bool("skip_validation"))
 	case "AT_ValidateConstraint":
 		if c := l.s.checks[table][name]; c != nil {
 			c.validated = true
@@ -85,6 +92,43 @@ func (l *linter) remember(table objectName, cmd node) {
 	case "AT_DropColumn", "AT_AlterColumnType":
 		l.s.forgetTable(table.name)
 	}
+}
+
+// rememberTableChecks records the CHECK constraints a CREATE TABLE declares,
+// on a column or on the table: PostgreSQL marks those of a new table valid,
+// NOT VALID or not (transformCheckConstraints), since it has no rows. With
+// IF NOT EXISTS the table may have been there already, without them, so
+// nothing is recorded.
+func (s *Session) rememberTableChecks(table objectName, create node) {
+	if create.bool("if_not_exists") {
+		return
+	}
+	delete(s.checks, table) // the CREATE succeeds only if no such table is left
+	for _, elt := range create.list("tableElts") {
+		constraints := []any{elt}
+		if col := is(elt, "ColumnDef"); col != nil {
+			constraints = col.list("constraints")
+		}
+		for _, c := range constraints {
+			s.rememberCheck(table, is(c, "Constraint"), true)
+		}
+	}
+}
+
+// rememberCheck records c, a constraint of table, if it is a CHECK that
+// implies NOT NULL of some columns.
+func (s *Session) rememberCheck(table objectName, c node, validated bool) {
+	if c.str("contype") != "CONSTR_CHECK" {
+		return
+	}
+	cols := notNullColumns(c["raw_expr"])
+	if len(cols) == 0 {
+		return
+	}
+	if s.checks[table] == nil {
+		s.checks[table] = map[string]*notNullCheck{}
+	}
+	s.checks[table][constraintName(table.name, c)] = &notNullCheck{columns: cols, validated: validated}
 }
 
 // notNullColumns returns the columns a CHECK expression says are not null:
