@@ -216,7 +216,7 @@ func (l *linter) check(stmt any) string {
 	case "CreateStmt":
 		rel := rangeVarName(n.get("relation"))
 		l.createUnless(n.bool("if_not_exists"), relations, rel)
-		if l.outer < 0 { // in a DO block or a function, the CREATE may sit behind an IF NOT EXISTS of its own
+		if l.outer < 0 { // in a DO block or a function, an IF may have skipped it
 			l.s.rememberTableChecks(rel, n)
 		}
 	case "CreateTableAsStmt":
@@ -311,16 +311,12 @@ func (l *linter) drop(s node) string {
 			"drop it with DROP INDEX CONCURRENTLY "+noTxHint)
 		return "DROP INDEX takes an ACCESS EXCLUSIVE lock"
 	case "OBJECT_TABLE", "OBJECT_SCHEMA":
-		ns := schemas
-		for _, o := range s.list("objects") {
-			if what == "OBJECT_TABLE" {
-				l.s.forgetTable(listName(o).name)
-			} else {
-				l.s.forgetSchema(listName(o).name)
-			}
-		}
+		ns, forget := schemas, l.s.forgetSchema
 		if what == "OBJECT_TABLE" {
-			ns = relations
+			ns, forget = relations, l.s.forgetTable
+		}
+		for _, o := range s.list("objects") {
+			forget(listName(o).name)
 		}
 		if l.allCreated(ns, s.list("objects")) {
 			return ""

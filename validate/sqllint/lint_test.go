@@ -469,6 +469,8 @@ func TestSession(t *testing.T) {
 			[][]string{nil, {"1:1 sql-set-not-null"}}},
 		{"a schema renamed", []string{"ALTER TABLE app.t ADD CONSTRAINT k CHECK (c IS NOT NULL) NOT VALID;", "ALTER TABLE app.t VALIDATE CONSTRAINT k;", "-- codeloc:allow sql-rename unused\nALTER SCHEMA app RENAME TO old;\nCREATE SCHEMA app;\nCREATE TABLE IF NOT EXISTS app.t (c int);", "ALTER TABLE app.t ALTER COLUMN c SET NOT NULL;"},
 			[][]string{nil, nil, {"2:1 warning sql-rename allowed: unused"}, {"1:1 sql-set-not-null"}}},
+		{"a drop the lint cannot read: CREATE TABLE of the name starts afresh", []string{"CREATE TABLE t (c int CHECK (c IS NOT NULL));", "-- codeloc:allow sql-do-unchecked reviewed\nDO $$ BEGIN EXECUTE format('DROP TABLE %I', 't'); END $$;\nCREATE TABLE t (c int);", setNN},
+			[][]string{nil, {"2:21 warning sql-do-unchecked allowed: reviewed"}, {"1:1 sql-set-not-null"}}},
 		{"the new table's check dropped", []string{"CREATE TABLE t (c int CHECK (c IS NOT NULL));", "ALTER TABLE t DROP CONSTRAINT t_c_check;", setNN}, [][]string{nil, nil, {"1:1 sql-set-not-null"}}},
 		{"a syntax error in between changes nothing", []string{addNN, "SELEC 1;", validateNN, setNN}, [][]string{nil, {"1:1 sql-syntax"}, nil, nil}},
 	} {

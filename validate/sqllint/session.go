@@ -98,12 +98,13 @@ func (l *linter) remember(table objectName, cmd node) {
 // on a column or on the table: PostgreSQL marks those of a new table valid,
 // NOT VALID or not (transformCheckConstraints), since it has no rows. With
 // IF NOT EXISTS the table may have been there already, without them, so
-// nothing is recorded.
+// nothing is recorded. What is known of the name before is forgotten, as a
+// DROP TABLE of it would: the CREATE succeeds only if no such table is left.
 func (s *Session) rememberTableChecks(table objectName, create node) {
 	if create.bool("if_not_exists") {
 		return
 	}
-	delete(s.checks, table) // the CREATE succeeds only if no such table is left
+	s.forgetTable(table.name)
 	for _, elt := range create.list("tableElts") {
 		constraints := []any{elt}
 		if col := is(elt, "ColumnDef"); col != nil {
