@@ -202,6 +202,7 @@ func (l *linter) check(stmt any) string {
 	case "AlterTableStmt":
 		return l.alterTable(n)
 	case "RenameStmt":
+		l.s.rememberRenamedDomain(n)
 		return l.rename(n)
 	case "TransactionStmt":
 		l.find(RuleTransactionControl, -1, "a transaction command inside a migration: the runner already runs each file in a transaction of its own, and a COMMIT here ends it early, so that a failure after it leaves the file half applied",
@@ -255,10 +256,12 @@ func (l *linter) check(stmt any) string {
 			rewriteHint)
 		return "ALTER ... ALL IN TABLESPACE takes an ACCESS EXCLUSIVE lock on each table"
 	case "AlterDomainStmt":
+		defer l.s.rememberAlterDomain(n)
 		return l.alterDomain(n)
 	case "CreateDomainStmt":
 		// A new domain's CHECK reads no table: no column uses it yet.
 		l.create(types, partsName(n.list("domainname")))
+		l.s.rememberDomain(n)
 	case "CreateEnumStmt", "CreateRangeStmt":
 		l.create(types, partsName(n.list("typeName")))
 	case "CompositeTypeStmt":
@@ -469,6 +472,9 @@ func (l *linter) alterCmd(rel objectName, cmd node) {
 		}
 		l.find(RuleDetachBlocking, -1, fmt.Sprintf("DETACH PARTITION %q takes an ACCESS EXCLUSIVE lock on the partitioned table %q: every query on it, and on each of its partitions through it, waits", part, table),
 			"ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY (PostgreSQL 14+, SHARE UPDATE EXCLUSIVE on both tables) as the only statement of a file whose first line is -- codeloc:no-transaction; if it is interrupted, run ALTER TABLE ... DETACH PARTITION ... FINALIZE")
+	case "AT_SetExpression":
+		l.find(RuleTableRewrite, -1, fmt.Sprintf("ALTER COLUMN %q SET EXPRESSION recomputes the stored generated column for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock: every query on it waits for the rewrite", name, table),
+			"add a new generated column (or a plain one filled by a trigger and a batched backfill), switch the code to it, and drop the old column in a later revision")
 	case "AT_SetTableSpace", "AT_SetLogged", "AT_SetUnLogged", "AT_SetAccessMethod":
 		l.find(RuleTableRewrite, -1, fmt.Sprintf("ALTER TABLE ... %s rewrites (or copies) the whole table %q and its indexes under an ACCESS EXCLUSIVE lock: every query on it waits for the rewrite", subcommand(cmd), table),
 			rewriteHint)
@@ -494,7 +500,7 @@ func (l *linter) addColumn(table string, col node) {
 		case "CONSTR_NOTNULL":
 			notNull = true
 		case "CONSTR_DEFAULT":
-			hasDefault = true
+			hasDefault = !isNullConstant(c["raw_expr"])
 			if fn := volatileCall(c["raw_expr"]); fn != "" {
 				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
 					fmt.Sprintf("ADD COLUMN %q with a default calling %s, which is not a known IMMUTABLE or STABLE built-in (PostgreSQL makes a function, and an operator's, VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
@@ -519,10 +525,43 @@ func (l *linter) addColumn(table string, col node) {
 			fmt.Sprintf("ADD COLUMN %q of a serial type: its default nextval() is volatile, so PostgreSQL numbers every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", colname, table),
 			"add a plain nullable integer column, backfill it in batches, then attach a sequence with ALTER COLUMN ... SET DEFAULT nextval(...)")
 	}
+	l.constrainedDomainColumn(table, colname, col.get("typeName"), at)
 	if notNull && !hasDefault {
 		l.find(RuleAddColumnNotNull, at,
 			fmt.Sprintf("ADD COLUMN %q NOT NULL without a default fails on a table %q that has rows, and the running revision's INSERTs do not set it", colname, table),
 			"add it nullable (or NOT NULL with a constant DEFAULT), backfill, then add the NOT NULL in a later revision")
+	}
+}
+
+// constrainedDomainColumn: ADD COLUMN of a domain type with a CHECK or NOT
+// NULL constraint rewrites the table, default or not, since PostgreSQL
+// checks the constraints against each row's new value (tablecmds.c,
+// ATExecAddColumn: DomainHasConstraints sets AT_REWRITE_DEFAULT_VAL). The
+// domains known are those the files constrained; an array of one is not a
+// domain.
+func (l *linter) constrainedDomainColumn(table, colname string, typ node, at int) {
+	domain := partsName(typ.list("names")).name
+	if len(typ.list("arrayBounds")) > 0 || !l.s.constrainedDomains[domain] {
+		return
+	}
+	l.find(RuleTableRewrite, at,
+		fmt.Sprintf("ADD COLUMN %q of the domain %q, which the migrations gave a CHECK or NOT NULL constraint: PostgreSQL checks it against every row's new value, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, domain, table),
+		"add the column with the domain's base type, nullable (no rewrite), add the domain's CHECK to the table NOT VALID, and VALIDATE CONSTRAINT it in a later file")
+}
+
+// isNullConstant reports whether a default is the NULL constant, cast or
+// not: it sets no value, as if there were no default.
+func isNullConstant(expr any) bool {
+	for {
+		k, n := kind(expr)
+		switch k {
+		case "A_Const":
+			return n.bool("isnull")
+		case "TypeCast":
+			expr = n["arg"]
+		default:
+			return false
+		}
 	}
 }
 

@@ -16,6 +16,10 @@ type Session struct {
 	// existing holds what earlier files created or altered: a later
 	// CREATE ... IF NOT EXISTS of it creates nothing.
 	existing map[createdKey]bool
+	// constrainedDomains holds the names (in any schema) of the domains the
+	// files gave a CHECK or NOT NULL constraint: ADD COLUMN of one rewrites
+	// the table.
+	constrainedDomains map[string]bool
 }
 
 // notNullCheck is a CHECK constraint whose expression implies that columns
@@ -27,7 +31,8 @@ type notNullCheck struct {
 
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
-	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]string{}, existing: map[createdKey]bool{}}
+	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]string{},
+		existing: map[createdKey]bool{}, constrainedDomains: map[string]bool{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
@@ -191,4 +196,41 @@ func constraintName(table string, c node) string {
 		}
 	}
 	return name + "_check"
+}
+
+// rememberDomain records a CREATE DOMAIN that gives the domain a CHECK or
+// NOT NULL constraint, or makes it over a domain that has one (it inherits
+// them). A name is never forgotten: a later domain of that name, or of
+// that name in another schema, is judged as constrained.
+func (s *Session) rememberDomain(create node) {
+	constrained := s.constrainedDomains[partsName(create.get("typeName").list("names")).name]
+	for _, c := range create.list("constraints") {
+		switch is(c, "Constraint").str("contype") {
+		case "CONSTR_CHECK", "CONSTR_NOTNULL":
+			constrained = true
+		}
+	}
+	if constrained {
+		s.constrainedDomains[partsName(create.list("domainname")).name] = true
+	}
+}
+
+// rememberAlterDomain records ALTER DOMAIN ... ADD CONSTRAINT (NOT VALID or
+// not: the domain has a constraint either way) and SET NOT NULL.
+func (s *Session) rememberAlterDomain(alter node) {
+	switch alter.str("subtype") {
+	case "C", "O":
+		s.constrainedDomains[partsName(alter.list("typeName")).name] = true
+	}
+}
+
+// rememberRenamedDomain carries the mark of a constrained domain to its new
+// name (ALTER DOMAIN or ALTER TYPE ... RENAME TO).
+func (s *Session) rememberRenamedDomain(rename node) {
+	switch rename.str("renameType") {
+	case "OBJECT_DOMAIN", "OBJECT_TYPE":
+		if s.constrainedDomains[listName(rename["object"]).name] {
+			s.constrainedDomains[rename.str("newname")] = true
+		}
+	}
 }
