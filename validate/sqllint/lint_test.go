@@ -262,6 +262,12 @@ var lintCases = []struct {
 	{"re-runnable forms", noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON u (c);\nCREATE OR REPLACE VIEW v AS SELECT 1;\nCREATE SCHEMA IF NOT EXISTS s;\n" +
 		"ALTER TABLE u ADD COLUMN IF NOT EXISTS c int;\nALTER TABLE u DROP CONSTRAINT IF EXISTS k, ADD CONSTRAINT k CHECK (c > 0) NOT VALID;\nALTER TABLE u VALIDATE CONSTRAINT k;\nDROP INDEX CONCURRENTLY IF EXISTS j;\n" +
 		"ALTER TYPE mood ADD VALUE IF NOT EXISTS 'b';\nUPDATE u SET c = 0 WHERE c IS NULL;\nREINDEX INDEX CONCURRENTLY i;\nVACUUM (ANALYZE) u;", withTimeout, nil},
+	{"every other CREATE without IF NOT EXISTS or OR REPLACE", noTx + "CREATE POLICY p ON t USING (true);\nCREATE STATISTICS s ON a, b FROM t;\nCREATE ROLE r;\nCREATE AGGREGATE a (int) (sfunc = int4pl, stype = int);\nCREATE RULE r AS ON INSERT TO t DO NOTHING;\nCREATE FOREIGN TABLE f (a int) SERVER s;\nSELECT 1 AS a INTO t2;\nCREATE TYPE base;", withTimeout,
+		[]string{"2:1 sql-not-rerunnable", "3:1 sql-not-rerunnable", "4:1 sql-not-rerunnable", "5:1 sql-not-rerunnable", "6:1 sql-not-rerunnable", "7:1 sql-not-rerunnable", "8:1 sql-not-rerunnable", "9:1 sql-not-rerunnable"}},
+	{"alters that fail the second time", noTx + "ALTER TABLE p ATTACH PARTITION c FOR VALUES IN (1);\nALTER TABLE t INHERIT parent;\nALTER TABLE t ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY;\nALTER TYPE comp ADD ATTRIBUTE x int;", withTimeout,
+		[]string{"2:1 sql-not-rerunnable", "3:1 sql-not-rerunnable", "4:1 sql-not-rerunnable", "5:1 sql-not-rerunnable"}},
+	{"their re-runnable forms, and what a transaction refuses", noTx + "CREATE STATISTICS IF NOT EXISTS s ON a, b FROM t;\nCREATE OR REPLACE AGGREGATE a (int) (sfunc = int4pl, stype = int);\nCREATE COLLATION IF NOT EXISTS c (locale = 'C');\nCREATE OR REPLACE RULE r AS ON INSERT TO t DO NOTHING;\n" +
+		"CREATE FOREIGN TABLE IF NOT EXISTS f (a int) SERVER s;\nCREATE SERVER IF NOT EXISTS s FOREIGN DATA WRAPPER w;\nCREATE DATABASE d;\nCREATE TABLESPACE ts LOCATION '/x';\nSELECT 1;", withTimeout, nil},
 	{"dropped if exists on one table, added on another", noTx + "ALTER TABLE a.t DROP CONSTRAINT IF EXISTS k;\nALTER TABLE b.t ADD CONSTRAINT k CHECK (c > 0) NOT VALID;", withTimeout, []string{"3:1 sql-not-rerunnable"}},
 	{"the same statements in a transaction", "CREATE TABLE t (c int);\nALTER TABLE u ADD COLUMN c int;\nCREATE VIEW v AS SELECT 1;", withTimeout, nil},
 

@@ -1,6 +1,9 @@
 package sqllint
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // rerunnable checks one statement of a `-- codeloc:no-transaction` file: a
 // run that stops half way (killed, a lost connection, a failed statement)
@@ -42,9 +45,14 @@ func (l *linter) rerunnable(k string, n node) {
 			key := constraintKey{table, cmd.str("name")}
 			switch cmd.str("subtype") {
 			case "AT_AddColumn":
-				if !cmd.bool("missing_ok") {
+				switch {
+				case n.str("objtype") == "OBJECT_TYPE": // ALTER TYPE ... ADD ATTRIBUTE has no IF NOT EXISTS
+					fix = inTransaction
+				case !cmd.bool("missing_ok"):
 					fix = "write ADD COLUMN IF NOT EXISTS"
 				}
+			case "AT_AttachPartition", "AT_AddInherit", "AT_AddIdentity":
+				fix = inTransaction
 			case "AT_DropColumn", "AT_DropConstraint":
 				if !cmd.bool("missing_ok") {
 					fix = "write DROP ... IF EXISTS"
@@ -62,7 +70,17 @@ func (l *linter) rerunnable(k string, n node) {
 			}
 		}
 	case "RenameStmt", "CreateDomainStmt", "CreateEnumStmt", "CompositeTypeStmt", "CreateRangeStmt":
-		fix = "move it to a file that runs in a transaction: only what PostgreSQL refuses in a transaction needs -- codeloc:no-transaction"
+		fix = inTransaction
+	case "SelectStmt":
+		if n["intoClause"] != nil {
+			fix = "write CREATE TABLE IF NOT EXISTS ... AS"
+		}
+	case "CreateForeignTableStmt":
+		if !n.get("base").bool("if_not_exists") {
+			fix = "write CREATE FOREIGN TABLE IF NOT EXISTS"
+		}
+	default:
+		fix = otherCreate(k, n)
 	}
 	if fix == "" {
 		return
@@ -71,38 +89,69 @@ func (l *linter) rerunnable(k string, n node) {
 		fix)
 }
 
-// statementName names a statement kind for a message.
-func statementName(k string) string {
-	switch k {
-	case "CreateStmt":
-		return "CREATE TABLE"
-	case "CreateSchemaStmt":
-		return "CREATE SCHEMA"
-	case "CreateSeqStmt":
-		return "CREATE SEQUENCE"
-	case "CreateExtensionStmt":
-		return "CREATE EXTENSION"
-	case "CreateTableAsStmt":
-		return "CREATE TABLE AS (or MATERIALIZED VIEW)"
-	case "IndexStmt":
-		return "CREATE INDEX"
-	case "ViewStmt":
-		return "CREATE VIEW"
-	case "CreateFunctionStmt":
-		return "CREATE FUNCTION"
-	case "CreateTrigStmt":
-		return "CREATE TRIGGER"
-	case "DropStmt", "DropdbStmt":
-		return "DROP"
-	case "AlterEnumStmt":
-		return "ALTER TYPE ... ADD VALUE"
-	case "AlterTableStmt":
-		return "ALTER TABLE"
-	case "RenameStmt":
-		return "a rename"
-	case "CreateDomainStmt":
-		return "CREATE DOMAIN"
-	default:
-		return "CREATE TYPE"
+const inTransaction = "move it to a file that runs in a transaction: only what PostgreSQL refuses in a transaction needs -- codeloc:no-transaction"
+
+// refusedInTransaction are the CREATE statements PostgreSQL refuses in a
+// transaction block: they have nowhere else to go.
+var refusedInTransaction = map[string]bool{"CreatedbStmt": true, "CreateTableSpaceStmt": true, "CreateSubscriptionStmt": true}
+
+// otherCreate judges the CREATE statements the switch of rerunnable does
+// not name (CREATE POLICY, STATISTICS, ROLE, PUBLICATION, CAST, AGGREGATE,
+// OPERATOR, COLLATION, RULE, SERVER, ...): each fails when its object
+// exists, unless it says IF NOT EXISTS or OR REPLACE.
+func otherCreate(k string, n node) string {
+	if !strings.HasPrefix(k, "Create") && k != "DefineStmt" && k != "RuleStmt" {
+		return ""
 	}
+	if refusedInTransaction[k] || n.bool("if_not_exists") || n.bool("replace") {
+		return ""
+	}
+	return "write IF NOT EXISTS or OR REPLACE where the statement has one; else " + inTransaction
+}
+
+// statementNames names the statement kinds whose name does not follow
+// from their node's (CreatePolicyStmt: CREATE POLICY).
+var statementNames = map[string]string{
+	"CreateStmt":              "CREATE TABLE",
+	"CreateSeqStmt":           "CREATE SEQUENCE",
+	"CreateTableAsStmt":       "CREATE TABLE AS (or MATERIALIZED VIEW)",
+	"IndexStmt":               "CREATE INDEX",
+	"ViewStmt":                "CREATE VIEW",
+	"CreateTrigStmt":          "CREATE TRIGGER",
+	"DropStmt":                "DROP",
+	"DropdbStmt":              "DROP",
+	"AlterEnumStmt":           "ALTER TYPE ... ADD VALUE",
+	"AlterTableStmt":          "ALTER TABLE",
+	"RenameStmt":              "a rename",
+	"CreateEnumStmt":          "CREATE TYPE",
+	"CompositeTypeStmt":       "CREATE TYPE",
+	"CreateRangeStmt":         "CREATE TYPE",
+	"SelectStmt":              "SELECT ... INTO",
+	"DefineStmt":              "CREATE AGGREGATE, OPERATOR, TYPE, COLLATION or TEXT SEARCH object",
+	"RuleStmt":                "CREATE RULE",
+	"CreateStatsStmt":         "CREATE STATISTICS",
+	"CreateEventTrigStmt":     "CREATE EVENT TRIGGER",
+	"CreatePLangStmt":         "CREATE LANGUAGE",
+	"CreateAmStmt":            "CREATE ACCESS METHOD",
+	"CreateOpClassStmt":       "CREATE OPERATOR CLASS",
+	"CreateOpFamilyStmt":      "CREATE OPERATOR FAMILY",
+	"CreateFdwStmt":           "CREATE FOREIGN DATA WRAPPER",
+	"CreateForeignServerStmt": "CREATE SERVER",
+}
+
+// statementName names a statement kind for a message: from statementNames,
+// else from the words of the node's name (CreateUserMappingStmt: CREATE
+// USER MAPPING).
+func statementName(k string) string {
+	if name, ok := statementNames[k]; ok {
+		return name
+	}
+	var b strings.Builder
+	for i, r := range strings.TrimSuffix(k, "Stmt") {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
 }

@@ -79,7 +79,7 @@ var Rules = []Rule{
 	{RuleDetachBlocking, Error, "ALTER TABLE ... DETACH PARTITION without CONCURRENTLY: an ACCESS EXCLUSIVE lock on the partitioned table, every query on any partition waits."},
 	{RuleTruncateCascade, Error, "TRUNCATE ... CASCADE: it also empties every table with a foreign key to the named ones, which the file does not name, under an ACCESS EXCLUSIVE lock on each."},
 	{RuleDropDatabase, Error, "DROP DATABASE: a migration runs against its code-location's database; dropping another one destroys data the migrations do not own (and PostgreSQL refuses it inside a transaction)."},
-	{RuleNotRerunnable, Error, "A statement of a `-- codeloc:no-transaction` file that fails or does its work twice when run again (CREATE without IF NOT EXISTS or OR REPLACE, DROP without IF EXISTS, ADD COLUMN without IF NOT EXISTS, ADD CONSTRAINT, a rename): a run stopped half way is retried from the file's first statement."},
+	{RuleNotRerunnable, Error, "A statement of a `-- codeloc:no-transaction` file that fails or does its work twice when run again (any CREATE without IF NOT EXISTS or OR REPLACE, SELECT ... INTO, DROP without IF EXISTS, ADD COLUMN without IF NOT EXISTS, ADD CONSTRAINT, ATTACH PARTITION, a rename): a run stopped half way is retried from the file's first statement."},
 	{RuleDoUnchecked, Warning, "A DO block whose statements the lint cannot read: a body in another language than PL/pgSQL or that PL/pgSQL's parser refuses, or an EXECUTE of a computed string. The statements of a PL/pgSQL DO block are otherwise linted one by one, at their lines."},
 }
 
