@@ -189,9 +189,7 @@ func (l *linter) check(stmt any) string {
 	} else {
 		l.callsFunctions(stmt)
 	}
-	if k == "SelectStmt" {
-		l.setConfig(n)
-	}
+	l.setConfig(stmt)
 	switch k {
 	case "IndexStmt":
 		return l.createIndex(n)
@@ -688,10 +686,11 @@ func (l *linter) setVariable(s node) {
 		l.searchPathChanged()
 		return
 	}
-	if s.str("name") == "search_path" {
+	// A quoted name keeps its case; PostgreSQL's settings ignore it.
+	if strings.EqualFold(s.str("name"), "search_path") {
 		l.searchPathChanged()
 	}
-	if s.str("name") != "lock_timeout" {
+	if !strings.EqualFold(s.str("name"), "lock_timeout") {
 		return
 	}
 	switch kind {
@@ -706,29 +705,64 @@ func (l *linter) setVariable(s node) {
 	}
 }
 
-// setConfig follows SELECT set_config('lock_timeout', value, is_local),
-// the Job's own way to set it, as SET and SET LOCAL.
-func (l *linter) setConfig(s node) {
-	for _, t := range s.list("targetList") {
-		k, fc := kind(is(t, "ResTarget")["val"])
-		if k != "FuncCall" {
-			continue
+// setConfig follows set_config(name, value, is_local), the Job's own way
+// to set lock_timeout, as SET and SET LOCAL, wherever a statement calls it
+// (SELECT set_config(...), in FROM, inside an expression), and an UPDATE
+// of pg_settings. A name or a value the lint cannot read may be
+// lock_timeout = 0 or another search_path. When a statement sets
+// lock_timeout more than once, one that may disable it wins: the order in
+// which PostgreSQL evaluates them is not the text's. A statement that only
+// defines what runs later (a function, view, rule, policy, prepared
+// statement) sets nothing.
+func (l *linter) setConfig(stmt any) {
+	if k, _ := kind(stmt); definesOnly[k] {
+		return
+	}
+	var enables, disables bool
+	walk(stmt, func(k string, n node) {
+		switch k {
+		case "UpdateStmt":
+			if rel := rangeVarName(n.get("relation")); rel.name == "pg_settings" && (rel.schema == "" || rel.schema == "pg_catalog") {
+				disables = true
+				l.searchPathChanged()
+			}
+		case "FuncCall":
+			schema, name := qualifiedName(n.list("funcname"))
+			args := n.list("args")
+			if name != "set_config" || schema != "" && schema != "pg_catalog" || len(args) != 3 {
+				return
+			}
+			setting, known := "", false
+			if k, _ := kind(args[0]); k == "A_Const" {
+				setting, known = strings.ToLower(constString(args[0])), true
+			}
+			if !known || setting == "search_path" {
+				l.searchPathChanged()
+			}
+			if known && setting != "lock_timeout" {
+				return
+			}
+			if constString(args[2]) == "true" && l.noTx {
+				return // local, outside a transaction block: nothing
+			}
+			if k, _ := kind(args[1]); !known || k != "A_Const" || zeroSetting(constString(args[1])) {
+				disables = true
+			} else {
+				enables = true
+			}
 		}
-		schema, name := qualifiedName(fc.list("funcname"))
-		args := fc.list("args")
-		if name != "set_config" || schema != "" && schema != "pg_catalog" || len(args) != 3 || constString(args[0]) != "lock_timeout" {
-			continue
-		}
-		if k, _ := kind(args[1]); k != "A_Const" {
-			l.lockTimeout = false // a value the lint cannot know
-			continue
-		}
-		if constString(args[2]) == "true" && l.noTx {
-			continue // local, outside a transaction block: nothing
-		}
-		l.lockTimeout = !zeroSetting(constString(args[1]))
+	})
+	switch {
+	case disables:
+		l.lockTimeout = false
+	case enables:
+		l.lockTimeout = true
 	}
 }
+
+// definesOnly are the statements whose expressions run later, if ever.
+var definesOnly = map[string]bool{"CreateFunctionStmt": true, "ViewStmt": true, "RuleStmt": true, "CreatePolicyStmt": true,
+	"PrepareStmt": true, "CreateTrigStmt": true, "DeclareCursorStmt": true}
 
 // zeroSetting reports whether a lock_timeout value disables it: 0 with or
 // without a unit.

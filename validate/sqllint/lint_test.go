@@ -144,6 +144,16 @@ var lintCases = []struct {
 	{"discard all", noTx + "SET lock_timeout = '2s';\nDISCARD ALL;\nALTER TABLE t ADD COLUMN IF NOT EXISTS c int;", withTimeout, []string{"4:1 warning sql-lock-timeout"}},
 	{"set_config, as the Job does", "SELECT set_config('lock_timeout', '2s', false);\nTRUNCATE t;\nSELECT pg_catalog.set_config('lock_timeout', '0', false);\nTRUNCATE t;\nSELECT set_config('lock_timeout', current_setting('x'), false);\nTRUNCATE t;", sqllint.Config{},
 		[]string{"4:1 warning sql-lock-timeout", "6:1 warning sql-lock-timeout"}},
+	{"set_config wherever a statement calls it, in any case, by any name", "SET lock_timeout = '2s';\nSELECT 1 FROM set_config('lock_timeout', '0', false);\nTRUNCATE t;\n" +
+		"SET lock_timeout = '2s';\nSELECT coalesce(set_config('LOCK_TIMEOUT', '0', false), '');\nTRUNCATE t;\n" +
+		"SET lock_timeout = '2s';\nSELECT set_config('lock' || '_timeout', '0', false);\nTRUNCATE t;\n" +
+		"SET lock_timeout = '2s';\nSET \"Lock_Timeout\" = 0;\nTRUNCATE t;\n" +
+		"SET lock_timeout = '2s';\nUPDATE pg_settings SET setting = '0' WHERE name = 'lock_timeout';\nTRUNCATE t;\n" +
+		"SET lock_timeout = '2s';\nSELECT set_config('lock_timeout', '5s', false), set_config('lock_timeout', '0', false);\nTRUNCATE t;", sqllint.Config{},
+		[]string{"3:1 warning sql-lock-timeout", "6:1 warning sql-lock-timeout", "9:1 warning sql-lock-timeout", "12:1 warning sql-lock-timeout", "15:1 warning sql-lock-timeout", "18:1 warning sql-lock-timeout"}},
+	{"set_config in what only defines", "SET lock_timeout = '2s';\nCREATE VIEW v AS SELECT set_config('lock_timeout', '0', false);\nCREATE FUNCTION f() RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT set_config('lock_timeout', '0', false); END;\nPREPARE p AS SELECT set_config('lock_timeout', '0', false);\nTRUNCATE t;", sqllint.Config{}, nil},
+	{"set_config of search_path, and SET of it quoted", "CREATE TABLE t (c int);\nSELECT set_config('search_path', 'other', false);\nCREATE INDEX i ON t (c);\nCREATE TABLE u (c int);\nSET \"Search_Path\" = other;\nCREATE INDEX j ON u (c);", withTimeout,
+		[]string{"3:1 sql-index-blocking", "6:1 sql-index-blocking"}},
 	{"set_config local outside a transaction", noTx + "SELECT set_config('lock_timeout', '2s', true);\nALTER TABLE t ADD COLUMN IF NOT EXISTS c int;", sqllint.Config{}, []string{"3:1 warning sql-lock-timeout"}},
 	{"set local in a transaction", "SET LOCAL lock_timeout = '2s';\nTRUNCATE t;", sqllint.Config{}, nil},
 	{"set local outside one does nothing", noTx + "SET LOCAL lock_timeout = '2s';\nALTER TABLE t ADD COLUMN IF NOT EXISTS c int;", sqllint.Config{}, []string{"3:1 warning sql-lock-timeout"}},
