@@ -299,7 +299,8 @@ func (l *linter) concurrentlyInTx(what string) {
 }
 
 func (l *linter) drop(s node) string {
-	switch what := s.str("removeType"); what {
+	what := s.str("removeType")
+	switch what {
 	case "OBJECT_INDEX":
 		if s.bool("concurrent") {
 			l.concurrentlyInTx("DROP INDEX CONCURRENTLY")
@@ -326,20 +327,45 @@ func (l *linter) drop(s node) string {
 		l.find(RuleDrop, -1, what+": the previous revision's pods still use it while the rollout runs, and its data is gone for good",
 			"stop using it in one revision and drop it in a later one, with -- codeloc:allow sql-drop <reason> above the statement")
 		return what + " takes an ACCESS EXCLUSIVE lock"
-	case "OBJECT_TYPE", "OBJECT_DOMAIN", "OBJECT_EXTENSION", "OBJECT_COLLATION", "OBJECT_FUNCTION", "OBJECT_ROUTINE":
-		if s.str("behavior") != "DROP_CASCADE" {
-			return "" // without CASCADE, PostgreSQL refuses to drop what a column uses
-		}
-		l.s.forgetAllChecks() // a column or a CHECK that used it is gone with it
-		if (what == "OBJECT_TYPE" || what == "OBJECT_DOMAIN") && l.allCreated(types, s.list("objects")) {
-			return ""
-		}
-		what = "DROP " + what[len("OBJECT_"):] + " ... CASCADE"
-		l.find(RuleDrop, -1, what+" also drops every column (and table, index, default) that depends on it, in every table of the database, which the file does not name: their data is gone for good",
-			"drop it without CASCADE, so that PostgreSQL refuses while anything uses it; drop or change those columns first, in a later revision than the code that stops using them")
-		return what + " takes an ACCESS EXCLUSIVE lock on each table it changes"
 	}
-	return ""
+	// Without CASCADE, PostgreSQL refuses to drop what a column uses.
+	if s.str("behavior") != "DROP_CASCADE" || cascadeReachesNoColumn[what] {
+		return ""
+	}
+	l.s.forgetAllChecks() // a column or a CHECK that used it is gone with it
+	if (what == "OBJECT_TYPE" || what == "OBJECT_DOMAIN") && l.allCreated(types, s.list("objects")) {
+		return ""
+	}
+	what = "DROP " + objectKind(what) + " ... CASCADE"
+	l.find(RuleDrop, -1, what+" also drops every column (and table, index, default) that depends on it, in every table of the database, which the file does not name: their data is gone for good",
+		"drop it without CASCADE, so that PostgreSQL refuses while anything uses it; drop or change those columns first, in a later revision than the code that stops using them")
+	return what + " takes an ACCESS EXCLUSIVE lock on each table it changes"
+}
+
+// cascadeReachesNoColumn are the objects whose DROP ... CASCADE cannot take
+// a column or a table along: no column's type, default, generated
+// expression, CHECK or index uses them (an aggregate or a procedure may not
+// appear there; a view's dependents are views). A type, domain, collation,
+// function, operator, operator class, text search configuration, language,
+// access method (its tables), server (its foreign tables), extension or
+// sequence (the defaults calling it) may.
+var cascadeReachesNoColumn = map[string]bool{"OBJECT_VIEW": true, "OBJECT_MATVIEW": true, "OBJECT_PROCEDURE": true, "OBJECT_AGGREGATE": true,
+	"OBJECT_TRIGGER": true, "OBJECT_POLICY": true, "OBJECT_RULE": true, "OBJECT_PUBLICATION": true, "OBJECT_EVENT_TRIGGER": true,
+	"OBJECT_STATISTIC_EXT": true, "OBJECT_CAST": true, "OBJECT_CONVERSION": true, "OBJECT_TRANSFORM": true}
+
+// objectKinds names the DROP kinds whose name does not follow from their
+// parse tree's (OBJECT_FOREIGN_TABLE: FOREIGN TABLE).
+var objectKinds = map[string]string{"OBJECT_FDW": "FOREIGN DATA WRAPPER", "OBJECT_FOREIGN_SERVER": "SERVER",
+	"OBJECT_TSCONFIGURATION": "TEXT SEARCH CONFIGURATION", "OBJECT_TSDICTIONARY": "TEXT SEARCH DICTIONARY",
+	"OBJECT_TSPARSER": "TEXT SEARCH PARSER", "OBJECT_TSTEMPLATE": "TEXT SEARCH TEMPLATE",
+	"OBJECT_OPCLASS": "OPERATOR CLASS", "OBJECT_OPFAMILY": "OPERATOR FAMILY"}
+
+// objectKind names a DROP's kind for a message.
+func objectKind(what string) string {
+	if name, ok := objectKinds[what]; ok {
+		return name
+	}
+	return strings.ReplaceAll(strings.TrimPrefix(what, "OBJECT_"), "_", " ")
 }
 
 // dropOwned: DROP OWNED BY drops every object the roles own in the
