@@ -214,10 +214,12 @@ func (l *linter) check(stmt any) string {
 		}
 	case "CreateStmt":
 		rel := rangeVarName(n.get("relation"))
+		strong := l.createTableLock(n)
 		l.createUnless(n.bool("if_not_exists"), relations, rel)
 		if l.outer < 0 { // in a DO block or a function, an IF may have skipped it
 			l.s.rememberTableChecks(rel, n)
 		}
+		return strong
 	case "CreateTableAsStmt":
 		l.createUnless(n.bool("if_not_exists"), relations, rangeVarName(n.get("into").get("rel")))
 	case "CreateSchemaStmt":
@@ -232,6 +234,21 @@ func (l *linter) check(stmt any) string {
 	case "CreateTrigStmt":
 		if !l.createdHere(relations, rangeVarName(n.get("relation"))) {
 			return "CREATE TRIGGER takes a SHARE ROW EXCLUSIVE lock"
+		}
+	case "CreatePolicyStmt", "AlterPolicyStmt":
+		if !l.createdHere(relations, rangeVarName(n.get("table"))) {
+			return "CREATE or ALTER POLICY takes an ACCESS EXCLUSIVE lock on its table"
+		}
+	case "RuleStmt":
+		if !l.createdHere(relations, rangeVarName(n.get("relation"))) {
+			return "CREATE RULE takes an ACCESS EXCLUSIVE lock on its table"
+		}
+	case "ViewStmt":
+		view := rangeVarName(n.get("view"))
+		if !n.bool("replace") {
+			l.create(relations, view)
+		} else if !l.createdHere(relations, view) {
+			return "CREATE OR REPLACE VIEW takes an ACCESS EXCLUSIVE lock on the view when it exists"
 		}
 	case "ClusterStmt":
 		return l.cluster(n)
@@ -330,7 +347,7 @@ func (l *linter) drop(s node) string {
 	}
 	// Without CASCADE, PostgreSQL refuses to drop what a column uses.
 	if s.str("behavior") != "DROP_CASCADE" || cascadeReachesNoColumn[what] {
-		return ""
+		return l.dropLock(what, s.list("objects"))
 	}
 	l.s.forgetAllChecks() // a column or a CHECK that used it is gone with it
 	if (what == "OBJECT_TYPE" || what == "OBJECT_DOMAIN") && l.allCreated(types, s.list("objects")) {
@@ -340,6 +357,54 @@ func (l *linter) drop(s node) string {
 	l.find(RuleDrop, -1, what+" also drops every column (and table, index, default) that depends on it, in every table of the database, which the file does not name: their data is gone for good",
 		"drop it without CASCADE, so that PostgreSQL refuses while anything uses it; drop or change those columns first, in a later revision than the code that stops using them")
 	return what + " takes an ACCESS EXCLUSIVE lock on each table it changes"
+}
+
+// dropLock is the lock a DROP that no rule reports takes on a table or view
+// the file did not create: a trigger, policy or rule is dropped under an
+// ACCESS EXCLUSIVE lock on its table, a view under one on itself.
+func (l *linter) dropLock(what string, objects []any) string {
+	for _, o := range objects {
+		name := listName(o)
+		switch what {
+		case "OBJECT_TRIGGER", "OBJECT_POLICY", "OBJECT_RULE": // [schema.]table.name
+			parts := is(o, "List").list("items")
+			if len(parts) < 2 {
+				continue
+			}
+			name = partsName(parts[:len(parts)-1])
+		case "OBJECT_VIEW", "OBJECT_MATVIEW":
+		default:
+			return ""
+		}
+		if !l.createdHere(relations, name) {
+			return "DROP " + objectKind(what) + " takes an ACCESS EXCLUSIVE lock on " + name.name
+		}
+	}
+	return ""
+}
+
+// createTableLock is the lock a CREATE TABLE takes on a table the file did
+// not create: ACCESS EXCLUSIVE on the partitioned table of PARTITION OF,
+// SHARE ROW EXCLUSIVE on the table a FOREIGN KEY references (its triggers
+// are added there).
+func (l *linter) createTableLock(create node) string {
+	if create["partbound"] != nil {
+		for _, parent := range create.list("inhRelations") {
+			if rel := rangeVarName(is(parent, "RangeVar")); !l.createdHere(relations, rel) {
+				return "CREATE TABLE ... PARTITION OF takes an ACCESS EXCLUSIVE lock on the partitioned table " + rel.name
+			}
+		}
+	}
+	strong := ""
+	walk(create["tableElts"], func(k string, n node) {
+		if k != "Constraint" || n.str("contype") != "CONSTR_FOREIGN" || strong != "" {
+			return
+		}
+		if rel := rangeVarName(n.get("pktable")); !l.createdHere(relations, rel) {
+			strong = "CREATE TABLE with a FOREIGN KEY takes a SHARE ROW EXCLUSIVE lock on the referenced table " + rel.name
+		}
+	})
+	return strong
 }
 
 // cascadeReachesNoColumn are the objects whose DROP ... CASCADE cannot take
@@ -420,6 +485,11 @@ func (l *linter) alterTable(s node) string {
 	case "OBJECT_TABLE":
 	case "OBJECT_INDEX", "OBJECT_MATVIEW":
 		return l.moveRelation(rel, s)
+	case "OBJECT_VIEW":
+		if !l.createdHere(relations, rel) {
+			return "ALTER VIEW takes an ACCESS EXCLUSIVE lock on the view"
+		}
+		return ""
 	default:
 		return ""
 	}

@@ -287,6 +287,13 @@ var lintCases = []struct {
 	// lock_timeout: only the locks that block reads or writes
 	{"weak ALTER TABLE forms need no lock_timeout", "ALTER TABLE t SET (fillfactor = 70, autovacuum_vacuum_scale_factor = 0.01, toast.autovacuum_enabled = false);\nALTER TABLE t ALTER COLUMN c SET STATISTICS 500, ALTER COLUMN c SET (n_distinct = 100);\n" +
 		"ALTER TABLE t CLUSTER ON i;\nALTER TABLE t VALIDATE CONSTRAINT k;\nALTER TABLE t RESET (fillfactor);", sqllint.Config{}, nil},
+	{"strong locks on another table or a view", "CREATE TABLE p2024 PARTITION OF events FOR VALUES IN (2024);\nCREATE TABLE n (id int REFERENCES app.users (id));\nCREATE TABLE m (u int, FOREIGN KEY (u) REFERENCES users);\n" +
+		"CREATE POLICY own ON users USING (true);\nALTER POLICY own ON users USING (false);\nCREATE RULE r AS ON INSERT TO users DO NOTHING;\n" +
+		"DROP TRIGGER tr ON app.users;\nDROP POLICY own ON users;\nDROP RULE r ON users;\nDROP VIEW v;\nDROP MATERIALIZED VIEW mv;\nCREATE OR REPLACE VIEW v2 AS SELECT 1;\nALTER VIEW v3 ALTER COLUMN c SET DEFAULT 1;", sqllint.Config{},
+		[]string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout", "3:1 warning sql-lock-timeout", "4:1 warning sql-lock-timeout", "5:1 warning sql-lock-timeout", "6:1 warning sql-lock-timeout",
+			"7:1 warning sql-lock-timeout", "8:1 warning sql-lock-timeout", "9:1 warning sql-lock-timeout", "10:1 warning sql-lock-timeout", "11:1 warning sql-lock-timeout", "12:1 warning sql-lock-timeout", "13:1 warning sql-lock-timeout"}},
+	{"the same on what the file created", "CREATE TABLE events (y int) PARTITION BY LIST (y);\nCREATE TABLE p2024 PARTITION OF events FOR VALUES IN (2024);\nCREATE TABLE users (id int PRIMARY KEY);\nCREATE TABLE n (id int REFERENCES users (id));\n" +
+		"CREATE POLICY own ON users USING (true);\nDROP POLICY own ON users;\nCREATE VIEW v AS SELECT 1;\nCREATE OR REPLACE VIEW v AS SELECT 2;\nALTER VIEW v ALTER COLUMN c SET DEFAULT 1;\nDROP VIEW v;\nCREATE TABLE c () INHERITS (parent);\nCREATE TABLE l (LIKE users);", sqllint.Config{}, nil},
 	{"weak LOCK modes need none", "LOCK t IN ACCESS SHARE MODE;\nLOCK t IN ROW EXCLUSIVE MODE;\nLOCK t IN SHARE UPDATE EXCLUSIVE MODE;", sqllint.Config{}, nil},
 	{"strong LOCK modes do", "LOCK t IN SHARE MODE;\nLOCK t;", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout"}},
 	{"a storage parameter that takes ACCESS EXCLUSIVE", "ALTER TABLE t SET (user_catalog_table = true);", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout"}},
