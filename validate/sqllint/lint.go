@@ -303,8 +303,13 @@ func (l *linter) createIndex(s node) string {
 	if l.createdHere(relations, rel) {
 		return ""
 	}
+	if !s.get("relation").bool("inh") && l.s.partitioned[rel] {
+		// ON ONLY a partitioned table: an invalid index on the parent
+		// alone, nothing built.
+		return "CREATE INDEX ... ON ONLY takes a SHARE lock"
+	}
 	l.find(RuleIndexBlocking, -1, fmt.Sprintf("CREATE INDEX on the existing table %q takes a SHARE lock: every INSERT, UPDATE and DELETE on it waits for the whole build", table),
-		"build it with CREATE INDEX CONCURRENTLY "+noTxHint)
+		"build it with CREATE INDEX CONCURRENTLY "+noTxHint+"; on a partitioned table, which CONCURRENTLY refuses: CREATE INDEX ... ON ONLY the table, CREATE INDEX CONCURRENTLY on each partition, then ALTER INDEX ... ATTACH PARTITION each")
 	return "CREATE INDEX takes a SHARE lock"
 }
 

@@ -16,6 +16,10 @@ type Session struct {
 	// existing holds what earlier files created or altered: a later
 	// CREATE ... IF NOT EXISTS of it creates nothing.
 	existing map[createdKey]bool
+	// partitioned holds the tables (as the files name them) a CREATE TABLE
+	// ... PARTITION BY of the files made: CREATE INDEX ... ON ONLY one
+	// builds nothing.
+	partitioned map[objectName]bool
 	// constrainedDomains holds the names (in any schema) of the domains the
 	// files gave a CHECK or NOT NULL constraint: ADD COLUMN of one rewrites
 	// the table.
@@ -32,7 +36,7 @@ type notNullCheck struct {
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
 	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]string{},
-		existing: map[createdKey]bool{}, constrainedDomains: map[string]bool{}}
+		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, constrainedDomains: map[string]bool{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
@@ -52,31 +56,38 @@ func (s *Session) notNullChecked(table objectName, column string) bool {
 	return false
 }
 
-// forgetTable forgets the constraints of every table that may be the one
-// named table, in whatever schema.
+// forgetTable forgets what is known of every table that may be the one
+// named table, in whatever schema: its constraints, whether it is
+// partitioned.
 func (s *Session) forgetTable(table string) {
-	for t := range s.checks {
-		if t.name == table {
-			delete(s.checks, t)
-		}
-	}
+	s.forgetTables(func(t objectName) bool { return t.name == table })
 }
 
-// forgetSchema forgets the constraints of the tables a DROP SCHEMA may have
+// forgetSchema forgets what is known of the tables a DROP SCHEMA may have
 // dropped: its own, and those named without a schema (the search path may
 // have led to it).
 func (s *Session) forgetSchema(schema string) {
+	s.forgetTables(func(t objectName) bool { return t.schema == schema || t.schema == "" })
+}
+
+// forgetAllChecks forgets what is known of every table: a statement
+// dropped objects the files do not name (DROP OWNED, DROP ... CASCADE).
+func (s *Session) forgetAllChecks() {
+	s.forgetTables(func(objectName) bool { return true })
+}
+
+// forgetTables forgets what is known of the tables gone says may be gone.
+func (s *Session) forgetTables(gone func(objectName) bool) {
 	for t := range s.checks {
-		if t.schema == schema || t.schema == "" {
+		if gone(t) {
 			delete(s.checks, t)
 		}
 	}
-}
-
-// forgetAllChecks forgets every constraint: a statement dropped objects
-// the files do not name (DROP OWNED, DROP ... CASCADE).
-func (s *Session) forgetAllChecks() {
-	clear(s.checks)
+	for t := range s.partitioned {
+		if gone(t) {
+			delete(s.partitioned, t)
+		}
+	}
 }
 
 // remember records what one ALTER TABLE subcommand does to the table's
@@ -110,6 +121,9 @@ func (s *Session) rememberTableChecks(table objectName, create node) {
 		return
 	}
 	s.forgetTable(table.name)
+	if create["partspec"] != nil {
+		s.partitioned[table] = true
+	}
 	for _, elt := range create.list("tableElts") {
 		constraints := []any{elt}
 		if col := is(elt, "ColumnDef"); col != nil {
