@@ -473,6 +473,11 @@ func TestSession(t *testing.T) {
 			[][]string{nil, nil, nil}},
 		{"another schema's table dropped: forgotten too", []string{addNN, validateNN, "-- codeloc:allow sql-drop gone\nDROP TABLE old.t;", setNN},
 			[][]string{nil, nil, {"2:1 warning sql-drop allowed: gone"}, {"1:1 sql-set-not-null"}}},
+		{"a SQL procedure of an earlier file, called", []string{"CREATE PROCEDURE widen() LANGUAGE sql AS $$\n  -- text, not varchar\n  ALTER TABLE t ALTER COLUMN c TYPE text;\n  CREATE INDEX i ON t (c);\n$$;", "CALL widen();"},
+			[][]string{nil, {"1:1 sql-column-type-change", "1:1 sql-index-blocking"}}},
+		{"SQL functions: a quoted body, a harmless one, one PostgreSQL refuses, two that call each other", []string{"CREATE FUNCTION a() RETURNS void LANGUAGE sql AS 'SELECT 1; DROP TABLE t';\nCREATE FUNCTION b() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\nCREATE FUNCTION c() RETURNS void LANGUAGE sql AS $$ SELECT broken( $$;\n" +
+			"CREATE FUNCTION d() RETURNS void LANGUAGE sql AS $$ SELECT e() $$;\nCREATE FUNCTION e() RETURNS void LANGUAGE sql AS $$ SELECT d() $$;", "SELECT a();\nSELECT b();\nSELECT c();\nSELECT d();"},
+			[][]string{nil, {"1:1 sql-drop", "3:1 warning sql-do-unchecked"}}},
 		{"a procedure of an earlier file, called", []string{"CREATE OR REPLACE PROCEDURE app.p() LANGUAGE plpgsql AS $$ BEGIN ALTER TABLE t ALTER COLUMN c TYPE text; END $$;", "CALL p();"},
 			[][]string{nil, {"1:1 sql-column-type-change"}}},
 		{"create if not exists of an earlier file's table creates nothing", []string{"CREATE TABLE users (id int);", "CREATE TABLE IF NOT EXISTS users (id int);\nALTER TABLE users ALTER COLUMN id TYPE bigint;\nCREATE INDEX IF NOT EXISTS i ON users (id);"},

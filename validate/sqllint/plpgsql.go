@@ -37,12 +37,9 @@ func (l *linter) doBlock(n node) {
 // positions when the body is at byte offset bodyAt of the file, else at the
 // current statement's.
 func (l *linter) lintBody(what, body string, bodyAt int) {
-	if l.bodies >= maxBodies {
-		l.find(RuleDoUnchecked, -1, fmt.Sprintf("%s is past the %d DO blocks and function bodies the lint reads in one file: it does not check what it runs", what, maxBodies),
-			"split the migration into several files, or write the statements in the file")
+	if !l.countBody(what) {
 		return
 	}
-	l.bodies++
 	stmts, err := plpgsqlStatements(body)
 	if err != nil {
 		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+syntaxMessage(err.Error())+"): the lint does not check what it runs",
@@ -84,6 +81,47 @@ func (l *linter) lintBody(what, body string, bodyAt int) {
 	l.innerStatements(queries, ats)
 }
 
+// countBody counts one more body read in the file, or reports that the
+// lint reads no more.
+func (l *linter) countBody(what string) bool {
+	if l.bodies >= maxBodies {
+		l.find(RuleDoUnchecked, -1, fmt.Sprintf("%s is past the %d DO blocks and function bodies the lint reads in one file: it does not check what it runs", what, maxBodies),
+			"split the migration into several files, or write the statements in the file")
+		return false
+	}
+	l.bodies++
+	return true
+}
+
+// lintSQLBody lints the statements of a LANGUAGE sql function or
+// procedure, at the call that runs them.
+func (l *linter) lintSQLBody(what, body string) {
+	if !l.countBody(what) {
+		return
+	}
+	tree, _, err := parse(body)
+	if err != nil {
+		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+syntaxMessage(err.Error())+"): the lint does not check what it runs",
+			"write the statements in the file, or fix the body so that PostgreSQL's parser reads it")
+		return
+	}
+	start, base, outer, reported := l.start, l.base, l.outer, l.reported
+	defer func() { l.start, l.base, l.outer, l.reported = start, base, outer, reported }()
+	if l.outer < 0 {
+		l.outer = start
+	}
+	var queries []string
+	var ats []int
+	for _, raw := range tree {
+		end := len(body)
+		if n := raw.int("stmt_len", 0); n > 0 {
+			end = min(raw.int("stmt_location", 0)+n, len(body))
+		}
+		queries, ats = append(queries, body[codeStart(raw, body):end]), append(ats, start)
+	}
+	l.innerStatements(queries, ats)
+}
+
 // maxBodies bounds the DO blocks and function bodies one file's lint reads:
 // each costs a parse, and a file of many small ones would cost many.
 const maxBodies = 100
@@ -92,8 +130,10 @@ const maxBodies = 100
 // when their joint parse fails.
 const maxSeparateParses = 50
 
-// defineFunction remembers a PL/pgSQL function or procedure the migrations
-// define, by name: a later call runs its body.
+// defineFunction remembers a PL/pgSQL or SQL function or procedure the
+// migrations define with a body string, by name: a later call runs its
+// body. (A BEGIN ATOMIC body holds no DDL: PostgreSQL refuses utility
+// statements there.)
 func (l *linter) defineFunction(n node) {
 	_, name := qualifiedName(n.list("funcname"))
 	body, lang := "", ""
@@ -108,8 +148,14 @@ func (l *linter) defineFunction(n node) {
 			lang = is(d["arg"], "String").str("sval")
 		}
 	}
-	if name != "" && body != "" && strings.EqualFold(lang, "plpgsql") {
-		l.s.functions[name] = body
+	if name == "" || body == "" {
+		return
+	}
+	switch {
+	case strings.EqualFold(lang, "plpgsql"):
+		l.s.functions[name] = function{body: body}
+	case strings.EqualFold(lang, "sql"):
+		l.s.functions[name] = function{body: body, sql: true}
 	}
 }
 
@@ -130,12 +176,17 @@ func (l *linter) callsFunctions(stmt any) {
 			return
 		}
 		_, name := qualifiedName(n.list("funcname"))
-		body, ok := l.s.functions[name]
+		f, ok := l.s.functions[name]
 		if !ok || l.called[name] {
 			return
 		}
 		l.called[name] = true
-		l.lintBody(fmt.Sprintf("the function %s() it calls", name), body, -1)
+		what := fmt.Sprintf("the function %s() it calls", name)
+		if f.sql {
+			l.lintSQLBody(what, f.body)
+		} else {
+			l.lintBody(what, f.body, -1)
+		}
 	}
 	walk(stmt, calls)
 }

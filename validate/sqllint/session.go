@@ -10,9 +10,9 @@ type Session struct {
 	// constraints the files added that imply NOT NULL of some columns, by
 	// constraint name.
 	checks map[objectName]map[string]*notNullCheck
-	// functions holds the bodies of the PL/pgSQL functions and procedures
-	// the files define, by name.
-	functions map[string]string
+	// functions holds the bodies of the PL/pgSQL and SQL functions and
+	// procedures the files define, by name.
+	functions map[string]function
 	// existing holds what earlier files created or altered: a later
 	// CREATE ... IF NOT EXISTS of it creates nothing.
 	existing map[createdKey]bool
@@ -26,6 +26,12 @@ type Session struct {
 	constrainedDomains map[string]bool
 }
 
+// function is the body of a function or procedure the files define.
+type function struct {
+	body string
+	sql  bool // LANGUAGE sql: SQL statements, else PL/pgSQL
+}
+
 // notNullCheck is a CHECK constraint whose expression implies that columns
 // are not null (col IS NOT NULL, alone or in an AND).
 type notNullCheck struct {
@@ -35,7 +41,7 @@ type notNullCheck struct {
 
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
-	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]string{},
+	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]function{},
 		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, constrainedDomains: map[string]bool{}}
 }
 
