@@ -217,7 +217,7 @@ func (l *linter) check(stmt any) string {
 		strong := l.createTableLock(n)
 		l.createUnless(n.bool("if_not_exists"), relations, rel)
 		if l.outer < 0 { // in a DO block or a function, an IF may have skipped it
-			l.s.rememberTableChecks(rel, n)
+			l.s.rememberTable(rel, n)
 		}
 		return strong
 	case "CreateTableAsStmt":
@@ -546,6 +546,9 @@ func (l *linter) alterCmd(rel objectName, cmd node) {
 	case "AT_AddColumn":
 		l.addColumn(table, is(cmd["def"], "ColumnDef"))
 	case "AT_AlterColumnType":
+		if l.s.typeChangeWidens(rel, name, cmd) {
+			return
+		}
 		l.find(RuleColumnTypeChange, l.nodeAt(is(cmd["def"], "ColumnDef").location()),
 			fmt.Sprintf("ALTER COLUMN %q TYPE rewrites the table %q and its indexes under an ACCESS EXCLUSIVE lock (every type change but a few binary-compatible ones)", name, table),
 			"add a column of the new type, backfill it in batches, switch the code to it, and drop the old column in a later revision")

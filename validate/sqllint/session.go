@@ -20,6 +20,9 @@ type Session struct {
 	// ... PARTITION BY of the files made: CREATE INDEX ... ON ONLY one
 	// builds nothing.
 	partitioned map[objectName]bool
+	// columns holds, per table (as the files name it), the types the files
+	// gave its columns.
+	columns map[objectName]map[string]columnType
 	// constrainedDomains holds the names (in any schema) of the domains the
 	// files gave a CHECK or NOT NULL constraint: ADD COLUMN of one rewrites
 	// the table.
@@ -42,7 +45,8 @@ type notNullCheck struct {
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
 	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]function{},
-		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, constrainedDomains: map[string]bool{}}
+		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, columns: map[objectName]map[string]columnType{},
+		constrainedDomains: map[string]bool{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
@@ -67,6 +71,17 @@ func (s *Session) notNullChecked(table objectName, column string) bool {
 // partitioned.
 func (s *Session) forgetTable(table string) {
 	s.forgetTables(func(t objectName) bool { return t.name == table })
+}
+
+// forgetChecks forgets the constraints of every table that may be the one
+// named table: a dropped column takes its checks along, a type change may
+// make one unprovable.
+func (s *Session) forgetChecks(table string) {
+	for t := range s.checks {
+		if t.name == table {
+			delete(s.checks, t)
+		}
+	}
 }
 
 // forgetSchema forgets what is known of the tables a DROP SCHEMA may have
@@ -94,11 +109,17 @@ func (s *Session) forgetTables(gone func(objectName) bool) {
 			delete(s.partitioned, t)
 		}
 	}
+	for t := range s.columns {
+		if gone(t) {
+			delete(s.columns, t)
+		}
+	}
 }
 
 // remember records what one ALTER TABLE subcommand does to the table's
-// CHECK constraints. It runs after the rules, so that a statement is judged
-// by what the earlier ones did.
+// CHECK constraints and column types. It runs after the rules, so that a
+// statement is judged by what the earlier ones did. In a DO block or a
+// function, which an IF may skip, a column's type is forgotten, not set.
 func (l *linter) remember(table objectName, cmd node) {
 	name := cmd.str("name")
 	switch cmd.str("subtype") {
@@ -111,18 +132,25 @@ func (l *linter) remember(table objectName, cmd node) {
 		}
 	case "AT_DropConstraint":
 		delete(l.s.checks[table], name)
-	case "AT_DropColumn", "AT_AlterColumnType":
-		l.s.forgetTable(table.name)
+	case "AT_AddColumn":
+		col := is(cmd["def"], "ColumnDef")
+		l.s.rememberColumn(table, col.str("colname"), col.get("typeName"), l.outer < 0 && !cmd.bool("missing_ok"))
+	case "AT_AlterColumnType":
+		l.s.forgetChecks(table.name)
+		l.s.rememberColumn(table, name, is(cmd["def"], "ColumnDef").get("typeName"), l.outer < 0)
+	case "AT_DropColumn":
+		l.s.forgetChecks(table.name)
+		delete(l.s.columns[table], name)
 	}
 }
 
-// rememberTableChecks records the CHECK constraints a CREATE TABLE declares,
-// on a column or on the table: PostgreSQL marks those of a new table valid,
+// rememberTable records the column types and the CHECK constraints a
+// CREATE TABLE declares, on a column or on the table: PostgreSQL marks those of a new table valid,
 // NOT VALID or not (transformCheckConstraints), since it has no rows. With
 // IF NOT EXISTS the table may have been there already, without them, so
 // nothing is recorded. What is known of the name before is forgotten, as a
 // DROP TABLE of it would: the CREATE succeeds only if no such table is left.
-func (s *Session) rememberTableChecks(table objectName, create node) {
+func (s *Session) rememberTable(table objectName, create node) {
 	if create.bool("if_not_exists") {
 		return
 	}
@@ -134,6 +162,7 @@ func (s *Session) rememberTableChecks(table objectName, create node) {
 		constraints := []any{elt}
 		if col := is(elt, "ColumnDef"); col != nil {
 			constraints = col.list("constraints")
+			s.rememberColumn(table, col.str("colname"), col.get("typeName"), true)
 		}
 		for _, c := range constraints {
 			s.rememberCheck(table, is(c, "Constraint"), true)
