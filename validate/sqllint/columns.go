@@ -78,12 +78,31 @@ func (s *Session) rememberColumn(table objectName, column string, tn node, known
 	s.columns[table][column] = t
 }
 
+// rememberRevalidated marks the table a statement gives a CHECK or
+// EXCLUDE constraint, or an index on an expression or with a WHERE: a type
+// change of any of its columns re-validates such a constraint with a scan,
+// and rebuilds such an index (ATPostAlterTypeParse re-adds them;
+// CheckIndexCompatible never reuses an index with an expression or a
+// predicate), under its ACCESS EXCLUSIVE lock. Marked by name, in any
+// schema, and never forgotten: the lint cannot tell which column they read.
+func (s *Session) rememberRevalidated(table string, stmt any) {
+	walk(stmt, func(k string, n node) {
+		switch {
+		case k == "Constraint" && (n.str("contype") == "CONSTR_CHECK" || n.str("contype") == "CONSTR_EXCLUSION"),
+			k == "IndexStmt" && n["whereClause"] != nil,
+			k == "IndexElem" && n["expr"] != nil:
+			s.revalidated[table] = true
+		}
+	})
+}
+
 // typeChangeWidens reports whether ALTER COLUMN ... TYPE (cmd) of table's
-// column widens a type the files gave it, with no USING and no COLLATE.
+// column widens a type the files gave it, with no USING and no COLLATE, on
+// a table with no constraint or index the change would check or rebuild.
 func (s *Session) typeChangeWidens(table objectName, column string, cmd node) bool {
 	def := is(cmd["def"], "ColumnDef")
 	old, known := s.columns[table][column]
-	if !known || def["raw_default"] != nil || def["collClause"] != nil {
+	if !known || def["raw_default"] != nil || def["collClause"] != nil || s.revalidated[table.name] {
 		return false
 	}
 	new, ok := typeOf(def.get("typeName"))

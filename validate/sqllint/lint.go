@@ -214,6 +214,7 @@ func (l *linter) check(stmt any) string {
 		}
 	case "CreateStmt":
 		rel := rangeVarName(n.get("relation"))
+		l.s.rememberRevalidated(rel.name, n["tableElts"])
 		strong := l.createTableLock(n)
 		l.createUnless(n.bool("if_not_exists"), relations, rel)
 		if l.outer < 0 { // in a DO block or a function, an IF may have skipped it
@@ -294,6 +295,7 @@ const noTxHint = "in a file whose first line is -- codeloc:no-transaction"
 func (l *linter) createIndex(s node) string {
 	rel := rangeVarName(s.get("relation"))
 	table := rel.name
+	l.s.rememberRevalidated(table, map[string]any{"IndexStmt": map[string]any(s)})
 	// An index lives in its table's schema.
 	l.createUnless(s.bool("if_not_exists"), relations, objectName{schema: rel.schema, name: s.str("idxname")})
 	if s.bool("concurrent") {

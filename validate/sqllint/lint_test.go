@@ -503,6 +503,13 @@ func TestSession(t *testing.T) {
 				"ALTER TABLE app.t ALTER COLUMN a TYPE varchar(30);\nALTER TABLE t ALTER COLUMN z TYPE text;"},
 			[][]string{nil, {"1:28 sql-column-type-change", "2:28 sql-column-type-change", "3:28 sql-column-type-change", "4:28 sql-column-type-change", "5:28 sql-column-type-change",
 				"6:28 sql-column-type-change", "7:28 sql-column-type-change", "8:28 sql-column-type-change", "9:32 sql-column-type-change", "10:28 sql-column-type-change"}}},
+		{"a widening on a table with a plain index, a foreign key", []string{"CREATE TABLE u (id int PRIMARY KEY);\nCREATE TABLE t (a varchar(10) UNIQUE, u int REFERENCES u);\nCREATE INDEX t_a ON t (a);", "ALTER TABLE t ALTER COLUMN a TYPE varchar(20);"},
+			[][]string{nil, nil}},
+		{"not on a table with a CHECK, an EXCLUDE, an index on an expression or a partial index: the change scans or rebuilds them", []string{
+			"CREATE TABLE a (c varchar(10) CHECK (c <> ''));\nCREATE TABLE b (c varchar(10));\nCREATE TABLE d (c varchar(10));\nCREATE TABLE e (c varchar(10));\nCREATE TABLE f (c varchar(10));",
+			"ALTER TABLE b ADD CONSTRAINT k CHECK (length(c) > 1) NOT VALID;\nCREATE INDEX d_lower ON d (lower(c));\nCREATE INDEX e_some ON e (c) WHERE c IS NOT NULL;\nALTER TABLE f ADD CONSTRAINT x EXCLUDE USING gist (c WITH =);",
+			"ALTER TABLE a ALTER COLUMN c TYPE varchar(20);\nALTER TABLE b ALTER COLUMN c TYPE varchar(20);\nALTER TABLE d ALTER COLUMN c TYPE varchar(20);\nALTER TABLE e ALTER COLUMN c TYPE varchar(20);\nALTER TABLE f ALTER COLUMN c TYPE varchar(20);"},
+			[][]string{nil, {"2:1 sql-index-blocking", "3:1 sql-index-blocking", "4:19 sql-unique-constraint"}, {"1:28 sql-column-type-change", "2:28 sql-column-type-change", "3:28 sql-column-type-change", "4:28 sql-column-type-change", "5:28 sql-column-type-change"}}},
 		{"a widening judged from the type the last change gave", []string{"CREATE TABLE t (a varchar(10));", "ALTER TABLE t ALTER COLUMN a TYPE varchar(20);", "ALTER TABLE t ALTER COLUMN a TYPE varchar(15);"},
 			[][]string{nil, nil, {"1:28 sql-column-type-change"}}},
 		{"a type the files may not have set: IF NOT EXISTS, a DO block, a column dropped and added again, renamed", []string{"CREATE TABLE IF NOT EXISTS t (a varchar(10));\nCREATE TABLE u (a varchar(10), b varchar(10), c varchar(10));",

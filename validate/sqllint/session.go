@@ -23,6 +23,9 @@ type Session struct {
 	// columns holds, per table (as the files name it), the types the files
 	// gave its columns.
 	columns map[objectName]map[string]columnType
+	// revalidated holds the names of the tables a type change would scan
+	// or reindex for a constraint or an index (rememberRevalidated).
+	revalidated map[string]bool
 	// constrainedDomains holds the names (in any schema) of the domains the
 	// files gave a CHECK or NOT NULL constraint: ADD COLUMN of one rewrites
 	// the table.
@@ -45,7 +48,7 @@ type notNullCheck struct {
 // NewSession starts the lint of a code-location's migrations.
 func NewSession(cfg Config) *Session {
 	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]function{},
-		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, columns: map[objectName]map[string]columnType{},
+		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, columns: map[objectName]map[string]columnType{}, revalidated: map[string]bool{},
 		constrainedDomains: map[string]bool{}}
 }
 
@@ -122,6 +125,7 @@ func (s *Session) forgetTables(gone func(objectName) bool) {
 // function, which an IF may skip, a column's type is forgotten, not set.
 func (l *linter) remember(table objectName, cmd node) {
 	name := cmd.str("name")
+	l.s.rememberRevalidated(table.name, cmd["def"])
 	switch cmd.str("subtype") {
 	case "AT_AddConstraint":
 		c := is(cmd["def"], "Constraint")
