@@ -311,7 +311,7 @@ func (l *linter) createIndex(s node) string {
 		return "CREATE INDEX ... ON ONLY takes a SHARE lock"
 	}
 	l.find(RuleIndexBlocking, -1, fmt.Sprintf("CREATE INDEX on the existing table %q takes a SHARE lock: every INSERT, UPDATE and DELETE on it waits for the whole build", table),
-		"build it with CREATE INDEX CONCURRENTLY "+noTxHint+"; on a partitioned table, which CONCURRENTLY refuses: CREATE INDEX ... ON ONLY the table, CREATE INDEX CONCURRENTLY on each partition, then ALTER INDEX ... ATTACH PARTITION each")
+		"build it with CREATE INDEX CONCURRENTLY "+noTxHint)
 	return "CREATE INDEX takes a SHARE lock"
 }
 
