@@ -215,7 +215,7 @@ func (l *linter) check(stmt any) string {
 	case "CreateStmt":
 		rel := rangeVarName(n.get("relation"))
 		l.s.rememberRevalidated(rel.name, n["tableElts"])
-		strong := l.createTableLock(n)
+		strong := l.createTableLock(rel, n)
 		l.createUnless(n.bool("if_not_exists"), relations, rel)
 		if l.outer < 0 { // in a DO block or a function, an IF may have skipped it
 			l.s.rememberTable(rel, n)
@@ -393,8 +393,8 @@ func (l *linter) dropLock(what string, objects []any) string {
 // createTableLock is the lock a CREATE TABLE takes on a table the file did
 // not create: ACCESS EXCLUSIVE on the partitioned table of PARTITION OF,
 // SHARE ROW EXCLUSIVE on the table a FOREIGN KEY references (its triggers
-// are added there).
-func (l *linter) createTableLock(create node) string {
+// are added there), unless that is the new table itself.
+func (l *linter) createTableLock(table objectName, create node) string {
 	if create["partbound"] != nil {
 		for _, parent := range create.list("inhRelations") {
 			if rel := rangeVarName(is(parent, "RangeVar")); !l.createdHere(relations, rel) {
@@ -407,7 +407,9 @@ func (l *linter) createTableLock(create node) string {
 		if k != "Constraint" || n.str("contype") != "CONSTR_FOREIGN" || strong != "" {
 			return
 		}
-		if rel := rangeVarName(n.get("pktable")); !l.createdHere(relations, rel) {
+		rel := rangeVarName(n.get("pktable"))
+		itself := rel.name == table.name && (rel.schema == table.schema || rel.schema == "" || table.schema == "")
+		if !itself && !l.createdHere(relations, rel) {
 			strong = "CREATE TABLE with a FOREIGN KEY takes a SHARE ROW EXCLUSIVE lock on the referenced table " + rel.name
 		}
 	})
