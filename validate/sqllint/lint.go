@@ -356,7 +356,7 @@ func (l *linter) drop(s node) string {
 	if s.str("behavior") != "DROP_CASCADE" || cascadeReachesNoColumn[what] {
 		return l.dropLock(what, s.list("objects"))
 	}
-	l.s.forgetAllChecks() // a column or a CHECK that used it is gone with it
+	l.s.forgetAllTables() // a column or a CHECK that used it is gone with it
 	if (what == "OBJECT_TYPE" || what == "OBJECT_DOMAIN") && l.allCreated(types, s.list("objects")) {
 		return ""
 	}
@@ -445,7 +445,7 @@ func objectKind(what string) string {
 // dropOwned: DROP OWNED BY drops every object the roles own in the
 // database, tables included.
 func (l *linter) dropOwned() string {
-	l.s.forgetAllChecks()
+	l.s.forgetAllTables()
 	l.find(RuleDrop, -1, "DROP OWNED BY drops every table, view, sequence and function the roles own in this database (and revokes their privileges): the previous revision's pods still use them, and the data is gone for good",
 		"drop the objects by name, each in the revision after the code stops using it; REASSIGN OWNED BY moves them to another role instead")
 	return "DROP OWNED takes an ACCESS EXCLUSIVE lock on each table it drops"

@@ -71,7 +71,7 @@ func (s *Session) notNullChecked(table objectName, column string) bool {
 
 // forgetTable forgets what is known of every table that may be the one
 // named table, in whatever schema: its constraints, whether it is
-// partitioned.
+// partitioned, its columns' types.
 func (s *Session) forgetTable(table string) {
 	s.forgetTables(func(t objectName) bool { return t.name == table })
 }
@@ -94,9 +94,9 @@ func (s *Session) forgetSchema(schema string) {
 	s.forgetTables(func(t objectName) bool { return t.schema == schema || t.schema == "" })
 }
 
-// forgetAllChecks forgets what is known of every table: a statement
+// forgetAllTables forgets what is known of every table: a statement
 // dropped objects the files do not name (DROP OWNED, DROP ... CASCADE).
-func (s *Session) forgetAllChecks() {
+func (s *Session) forgetAllTables() {
 	s.forgetTables(func(objectName) bool { return true })
 }
 
