@@ -1,6 +1,10 @@
 package sqllint
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // columnType is a column's type as a statement wrote it: its name when
 // PostgreSQL's own (pg_catalog, or unqualified: pg_catalog comes first in
@@ -107,4 +111,103 @@ func (s *Session) typeChangeWidens(table objectName, column string, cmd node) bo
 	}
 	new, ok := typeOf(def.get("typeName"))
 	return ok && widens(old, new)
+}
+
+// index is an index the files built on plain columns, by its table's name
+// as the files wrote it.
+type index struct {
+	table   objectName
+	columns []string
+}
+
+// rememberIndex records the columns of a named index built on plain
+// columns (ADD PRIMARY KEY USING INDEX refuses one on an expression).
+func (s *Session) rememberIndex(create node) {
+	rel := rangeVarName(create.get("relation"))
+	key := objectName{schema: rel.schema, name: create.str("idxname")}
+	var columns []string
+	for _, p := range create.list("indexParams") {
+		e := is(p, "IndexElem")
+		if e.str("name") == "" {
+			delete(s.indexes, key)
+			return
+		}
+		columns = append(columns, e.str("name"))
+	}
+	if key.name != "" {
+		s.indexes[key] = index{table: rel, columns: columns}
+	}
+}
+
+// forgetIndex forgets the indexes of that name in any schema (dropped or
+// renamed).
+func (s *Session) forgetIndex(name string) {
+	for k := range s.indexes {
+		if k.name == name {
+			delete(s.indexes, k)
+		}
+	}
+}
+
+// setNotNull records whether table's column is NOT NULL.
+func (s *Session) setNotNull(table objectName, column string, notNull bool) {
+	if !notNull {
+		delete(s.notNull[table], column)
+		return
+	}
+	if s.notNull[table] == nil {
+		s.notNull[table] = map[string]bool{}
+	}
+	s.notNull[table][column] = true
+}
+
+// rememberNotNull records the columns a column definition or a PRIMARY
+// KEY makes NOT NULL: NOT NULL, PRIMARY KEY, an identity, a serial type.
+func (s *Session) rememberNotNull(table objectName, def any) {
+	if c := is(def, "Constraint"); c != nil && c.str("contype") == "CONSTR_PRIMARY" {
+		for _, k := range c.list("keys") {
+			s.setNotNull(table, is(k, "String").str("sval"), true)
+		}
+		return
+	}
+	col := is(def, "ColumnDef")
+	if col == nil {
+		return
+	}
+	if names := col.get("typeName").list("names"); len(names) > 0 && serial[is(names[len(names)-1], "String").str("sval")] {
+		s.setNotNull(table, col.str("colname"), true)
+	}
+	for _, c := range col.list("constraints") {
+		switch is(c, "Constraint").str("contype") {
+		case "CONSTR_NOTNULL", "CONSTR_PRIMARY", "CONSTR_IDENTITY":
+			s.setNotNull(table, col.str("colname"), true)
+		}
+	}
+}
+
+// isNotNull reports whether table's column is known NOT NULL, or a
+// validated CHECK proves it is (SET NOT NULL then skips its scan).
+func (s *Session) isNotNull(table objectName, column string) bool {
+	return s.notNull[table][column] || s.notNullChecked(table, column)
+}
+
+// primaryKeyUsingIndex: ADD PRIMARY KEY USING INDEX sets NOT NULL on each
+// of the index's columns that is not, which scans the whole table under
+// its ACCESS EXCLUSIVE lock (ALTER TABLE's page) unless a validated CHECK
+// (col IS NOT NULL) proves it.
+func (l *linter) primaryKeyUsingIndex(rel objectName, name string) {
+	idx, known := l.s.indexes[objectName{schema: rel.schema, name: name}]
+	var nullable []string
+	for _, c := range idx.columns {
+		if !l.s.isNotNull(rel, c) {
+			nullable = append(nullable, c)
+		}
+	}
+	hint := "make each column NOT NULL first without a scan (ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID, VALIDATE CONSTRAINT in a later file, then SET NOT NULL), or add the constraint UNIQUE USING INDEX"
+	switch {
+	case !known:
+		l.find(RuleSetNotNull, -1, fmt.Sprintf("ADD PRIMARY KEY USING INDEX %q sets NOT NULL on each of its columns that is not, scanning the whole table %q under an ACCESS EXCLUSIVE lock: the lint knows neither the index's columns nor that they are NOT NULL (no earlier file built it)", name, rel.name), hint)
+	case len(nullable) > 0:
+		l.find(RuleSetNotNull, -1, fmt.Sprintf("ADD PRIMARY KEY USING INDEX %q sets NOT NULL on %s, scanning the whole table %q under an ACCESS EXCLUSIVE lock: no NOT NULL or validated CHECK (col IS NOT NULL) of them is known", name, strings.Join(nullable, ", "), rel.name), hint)
+	}
 }

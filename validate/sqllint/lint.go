@@ -296,6 +296,9 @@ func (l *linter) createIndex(s node) string {
 	rel := rangeVarName(s.get("relation"))
 	table := rel.name
 	l.s.rememberRevalidated(table, map[string]any{"IndexStmt": map[string]any(s)})
+	if l.outer < 0 {
+		l.s.rememberIndex(s)
+	}
 	// An index lives in its table's schema.
 	l.createUnless(s.bool("if_not_exists"), relations, objectName{schema: rel.schema, name: s.str("idxname")})
 	if s.bool("concurrent") {
@@ -326,6 +329,9 @@ func (l *linter) drop(s node) string {
 	what := s.str("removeType")
 	switch what {
 	case "OBJECT_INDEX":
+		for _, o := range s.list("objects") {
+			l.s.forgetIndex(listName(o).name)
+		}
 		if s.bool("concurrent") {
 			l.concurrentlyInTx("DROP INDEX CONCURRENTLY")
 			return ""
@@ -557,13 +563,17 @@ func (l *linter) alterCmd(rel objectName, cmd node) {
 			fmt.Sprintf("ALTER COLUMN %q TYPE rewrites the table %q and its indexes under an ACCESS EXCLUSIVE lock (every type change but a few binary-compatible ones)", name, table),
 			"add a column of the new type, backfill it in batches, switch the code to it, and drop the old column in a later revision")
 	case "AT_SetNotNull":
-		if l.s.notNullChecked(rel, name) {
+		if l.s.isNotNull(rel, name) {
 			return
 		}
 		l.find(RuleSetNotNull, -1, fmt.Sprintf("SET NOT NULL on %q scans the whole table %q under an ACCESS EXCLUSIVE lock: no validated CHECK (%s IS NOT NULL) of the table is known from an earlier file or statement", name, table, name),
 			"ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID in one file, VALIDATE CONSTRAINT in a later file, then SET NOT NULL in that file or a later one: PostgreSQL 12+ uses the validated constraint and skips the scan")
 	case "AT_AddConstraint":
-		l.addConstraint(table, is(cmd["def"], "Constraint"))
+		c := is(cmd["def"], "Constraint")
+		l.addConstraint(table, c)
+		if c.str("contype") == "CONSTR_PRIMARY" && c.str("indexname") != "" {
+			l.primaryKeyUsingIndex(rel, c.str("indexname"))
+		}
 	case "AT_ValidateConstraint":
 		if lock, ok := l.addedNotValid[table+"\x00"+name]; ok {
 			l.find(RuleValidateSameTx, -1, fmt.Sprintf("VALIDATE CONSTRAINT %q in the transaction that added it NOT VALID: the ADD's %s lock on %q is held until the file commits, so the validation scans the table under it and NOT VALID gains nothing", name, lock, table),
@@ -727,6 +737,8 @@ func (l *linter) rename(s node) string {
 	switch s.str("renameType") {
 	case "OBJECT_TABLE", "OBJECT_COLUMN", "OBJECT_TABCONSTRAINT":
 		l.s.forgetTable(table)
+	case "OBJECT_INDEX":
+		l.s.forgetIndex(table) // ALTER INDEX's name is in relation
 	case "OBJECT_SCHEMA":
 		l.s.forgetSchema(s.str("subname"))
 	}

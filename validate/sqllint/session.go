@@ -23,6 +23,12 @@ type Session struct {
 	// columns holds, per table (as the files name it), the types the files
 	// gave its columns.
 	columns map[objectName]map[string]columnType
+	// notNull holds, per table (as the files name it), the columns the
+	// files made NOT NULL.
+	notNull map[objectName]map[string]bool
+	// indexes holds the named indexes the files built on plain columns, by
+	// their table's schema (as written) and name.
+	indexes map[objectName]index
 	// revalidated holds the names of the tables a type change would scan
 	// or reindex for a constraint or an index (rememberRevalidated).
 	revalidated map[string]bool
@@ -49,6 +55,7 @@ type notNullCheck struct {
 func NewSession(cfg Config) *Session {
 	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]function{},
 		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, columns: map[objectName]map[string]columnType{}, revalidated: map[string]bool{},
+		notNull: map[objectName]map[string]bool{}, indexes: map[objectName]index{},
 		constrainedDomains: map[string]bool{}}
 }
 
@@ -117,6 +124,16 @@ func (s *Session) forgetTables(gone func(objectName) bool) {
 			delete(s.columns, t)
 		}
 	}
+	for t := range s.notNull {
+		if gone(t) {
+			delete(s.notNull, t)
+		}
+	}
+	for k, idx := range s.indexes {
+		if gone(idx.table) {
+			delete(s.indexes, k)
+		}
+	}
 }
 
 // remember records what one ALTER TABLE subcommand does to the table's
@@ -130,6 +147,18 @@ func (l *linter) remember(table objectName, cmd node) {
 	case "AT_AddConstraint":
 		c := is(cmd["def"], "Constraint")
 		l.s.rememberCheck(table, c, !c.bool("skip_validation"))
+		if c.str("contype") == "CONSTR_PRIMARY" && l.outer < 0 {
+			l.s.rememberNotNull(table, cmd["def"])
+			if idx, ok := l.s.indexes[objectName{schema: table.schema, name: c.str("indexname")}]; ok {
+				for _, col := range idx.columns {
+					l.s.setNotNull(table, col, true)
+				}
+			}
+		}
+	case "AT_SetNotNull":
+		l.s.setNotNull(table, name, l.outer < 0)
+	case "AT_DropNotNull":
+		l.s.setNotNull(table, name, false)
 	case "AT_ValidateConstraint":
 		if c := l.s.checks[table][name]; c != nil {
 			c.validated = true
@@ -138,13 +167,19 @@ func (l *linter) remember(table objectName, cmd node) {
 		delete(l.s.checks[table], name)
 	case "AT_AddColumn":
 		col := is(cmd["def"], "ColumnDef")
-		l.s.rememberColumn(table, col.str("colname"), col.get("typeName"), l.outer < 0 && !cmd.bool("missing_ok"))
+		known := l.outer < 0 && !cmd.bool("missing_ok")
+		l.s.rememberColumn(table, col.str("colname"), col.get("typeName"), known)
+		l.s.setNotNull(table, col.str("colname"), false)
+		if known {
+			l.s.rememberNotNull(table, cmd["def"])
+		}
 	case "AT_AlterColumnType":
 		l.s.forgetChecks(table.name)
 		l.s.rememberColumn(table, name, is(cmd["def"], "ColumnDef").get("typeName"), l.outer < 0)
 	case "AT_DropColumn":
 		l.s.forgetChecks(table.name)
 		delete(l.s.columns[table], name)
+		l.s.setNotNull(table, name, false)
 	}
 }
 
@@ -168,6 +203,7 @@ func (s *Session) rememberTable(table objectName, create node) {
 			constraints = col.list("constraints")
 			s.rememberColumn(table, col.str("colname"), col.get("typeName"), true)
 		}
+		s.rememberNotNull(table, elt)
 		for _, c := range constraints {
 			s.rememberCheck(table, is(c, "Constraint"), true)
 		}
