@@ -609,21 +609,23 @@ func (l *linter) addColumn(table string, col node) {
 	}
 	colname := col.str("colname")
 	at := l.nodeAt(col.location())
-	var notNull, hasDefault bool
+	// hasDefault: a value for the existing rows; ownDefault: any default
+	// of the column's own, NULL too, which replaces its domain's.
+	var notNull, hasDefault, ownDefault bool
 	for _, cn := range col.list("constraints") {
 		c := is(cn, "Constraint")
 		switch c.str("contype") {
 		case "CONSTR_NOTNULL":
 			notNull = true
 		case "CONSTR_DEFAULT":
-			hasDefault = !isNullConstant(c["raw_expr"])
+			hasDefault, ownDefault = !isNullConstant(c["raw_expr"]), true
 			if fn := volatileCall(c["raw_expr"]); fn != "" {
 				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
 					fmt.Sprintf("ADD COLUMN %q with a default calling %s, which is not a known IMMUTABLE or STABLE built-in (PostgreSQL makes a function, and an operator's, VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
 					"add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows only), and backfill the existing rows in batches")
 			}
 		case "CONSTR_IDENTITY", "CONSTR_GENERATED":
-			hasDefault = true
+			hasDefault, ownDefault = true, true
 			l.find(RuleVolatileDefault, l.nodeAt(c.location()),
 				fmt.Sprintf("ADD COLUMN %q as an identity or stored generated column: PostgreSQL computes it for every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", colname, table),
 				"add a plain nullable column, backfill it in batches, then attach the sequence or the trigger that fills it")
@@ -636,12 +638,12 @@ func (l *linter) addColumn(table string, col node) {
 		}
 	}
 	if names := col.get("typeName").list("names"); len(names) > 0 && serial[is(names[len(names)-1], "String").str("sval")] {
-		hasDefault = true
+		hasDefault, ownDefault = true, true
 		l.find(RuleVolatileDefault, at,
 			fmt.Sprintf("ADD COLUMN %q of a serial type: its default nextval() is volatile, so PostgreSQL numbers every row, rewriting the table %q under an ACCESS EXCLUSIVE lock", colname, table),
 			"add a plain nullable integer column, backfill it in batches, then attach a sequence with ALTER COLUMN ... SET DEFAULT nextval(...)")
 	}
-	l.constrainedDomainColumn(table, colname, col.get("typeName"), at)
+	l.domainColumn(table, colname, col.get("typeName"), at, ownDefault)
 	if notNull && !hasDefault {
 		l.find(RuleAddColumnNotNull, at,
 			fmt.Sprintf("ADD COLUMN %q NOT NULL without a default fails on a table %q that has rows, and the running revision's INSERTs do not set it", colname, table),
@@ -649,15 +651,24 @@ func (l *linter) addColumn(table string, col node) {
 	}
 }
 
-// constrainedDomainColumn: ADD COLUMN of a domain type with a CHECK or NOT
-// NULL constraint rewrites the table, default or not, since PostgreSQL
-// checks the constraints against each row's new value (tablecmds.c,
-// ATExecAddColumn: DomainHasConstraints sets AT_REWRITE_DEFAULT_VAL). The
-// domains known are those the files constrained; an array of one is not a
-// domain.
-func (l *linter) constrainedDomainColumn(table, colname string, typ node, at int) {
+// domainColumn: ADD COLUMN of a domain type with a CHECK or NOT NULL
+// constraint rewrites the table, default or not, since PostgreSQL checks
+// the constraints against each row's new value (tablecmds.c,
+// ATExecAddColumn: DomainHasConstraints sets AT_REWRITE_DEFAULT_VAL); one
+// without a default of its own takes its domain's (build_column_default),
+// and a volatile one is computed for every row. The domains known are
+// those the files made so; an array of one is not a domain.
+func (l *linter) domainColumn(table, colname string, typ node, at int, ownDefault bool) {
 	domain := partsName(typ.list("names")).name
-	if len(typ.list("arrayBounds")) > 0 || !l.s.constrainedDomains[domain] {
+	if len(typ.list("arrayBounds")) > 0 {
+		return
+	}
+	if fn := l.s.volatileDomains[domain]; fn != "" && !ownDefault {
+		l.find(RuleVolatileDefault, at,
+			fmt.Sprintf("ADD COLUMN %q of the domain %q, whose default calls %s, which is not a known IMMUTABLE or STABLE built-in: PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, domain, fn, table),
+			"give the column DEFAULT NULL (or a constant) when adding it, then ALTER COLUMN ... SET DEFAULT the domain's expression (new rows only), and backfill the existing rows in batches")
+	}
+	if !l.s.constrainedDomains[domain] {
 		return
 	}
 	l.find(RuleTableRewrite, at,

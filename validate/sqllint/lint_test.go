@@ -90,6 +90,10 @@ var lintCases = []struct {
 		[]string{"3:26 sql-table-rewrite"}},
 	{"a constrained domain renamed", "CREATE DOMAIN positive AS int CHECK (VALUE > 0);\nALTER DOMAIN positive RENAME TO pos;\nALTER TYPE pos RENAME TO p;\nALTER TABLE t ADD COLUMN c p;", withTimeout,
 		[]string{"4:26 sql-table-rewrite"}},
+	{"a domain's volatile default, when the column has none of its own", "CREATE DOMAIN token AS uuid DEFAULT gen_random_uuid();\nCREATE DOMAIN tok2 AS token;\nCREATE DOMAIN plain AS uuid;\nALTER DOMAIN plain SET DEFAULT gen_random_uuid();\nCREATE DOMAIN fixed AS token DEFAULT '00000000-0000-0000-0000-000000000000';\n" +
+		"ALTER TABLE t ADD COLUMN a token, ADD COLUMN b tok2, ADD COLUMN c plain, ADD COLUMN d token DEFAULT NULL, ADD COLUMN e fixed, ADD COLUMN f token[];", withTimeout,
+		[]string{"6:26 sql-volatile-default", "6:46 sql-volatile-default", "6:65 sql-volatile-default"}},
+	{"a volatile default dropped from the domain", "CREATE DOMAIN token AS uuid DEFAULT gen_random_uuid();\nALTER DOMAIN token DROP DEFAULT;\nALTER TABLE t ADD COLUMN a token;", withTimeout, nil},
 	{"a domain without constraints, an array of a constrained one, a new table", "CREATE DOMAIN plain AS int;\nCREATE DOMAIN positive AS int CHECK (VALUE > 0);\nCREATE TABLE n (id int);\nALTER TABLE t ADD COLUMN c plain, ADD COLUMN d positive[];\nALTER TABLE n ADD COLUMN c positive;", withTimeout, nil},
 	{"add column nullable", "ALTER TABLE t ADD COLUMN c int;", withTimeout, nil},
 	{"add column on a table of the file", "CREATE TABLE t (id int);\nALTER TABLE t ADD COLUMN c int NOT NULL;", withTimeout, nil},

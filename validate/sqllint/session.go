@@ -36,6 +36,10 @@ type Session struct {
 	// files gave a CHECK or NOT NULL constraint: ADD COLUMN of one rewrites
 	// the table.
 	constrainedDomains map[string]bool
+	// volatileDomains holds, by name (in any schema), the domains whose
+	// default the files made volatile, and the function it calls: ADD
+	// COLUMN of one without a default of its own rewrites the table.
+	volatileDomains map[string]string
 }
 
 // function is the body of a function or procedure the files define.
@@ -56,7 +60,7 @@ func NewSession(cfg Config) *Session {
 	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]function{},
 		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, columns: map[objectName]map[string]columnType{}, revalidated: map[string]bool{},
 		notNull: map[objectName]map[string]bool{}, indexes: map[objectName]index{},
-		constrainedDomains: map[string]bool{}}
+		constrainedDomains: map[string]bool{}, volatileDomains: map[string]string{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
@@ -288,28 +292,48 @@ func constraintName(table string, c node) string {
 }
 
 // rememberDomain records a CREATE DOMAIN that gives the domain a CHECK or
-// NOT NULL constraint, or makes it over a domain that has one (it inherits
-// them). A name is never forgotten: a later domain of that name, or of
-// that name in another schema, is judged as constrained.
+// NOT NULL constraint or a volatile default, or makes it over a domain
+// that has them (it inherits them; its own default replaces the base's).
+// A constrained name is never forgotten: a later domain of that name, or
+// of that name in another schema, is judged as constrained.
 func (s *Session) rememberDomain(create node) {
-	constrained := s.constrainedDomains[partsName(create.get("typeName").list("names")).name]
+	base, name := partsName(create.get("typeName").list("names")).name, partsName(create.list("domainname")).name
+	constrained, volatile := s.constrainedDomains[base], s.volatileDomains[base]
 	for _, c := range create.list("constraints") {
-		switch is(c, "Constraint").str("contype") {
+		c := is(c, "Constraint")
+		switch c.str("contype") {
 		case "CONSTR_CHECK", "CONSTR_NOTNULL":
 			constrained = true
+		case "CONSTR_DEFAULT":
+			volatile = volatileCall(c["raw_expr"])
 		}
 	}
 	if constrained {
-		s.constrainedDomains[partsName(create.list("domainname")).name] = true
+		s.constrainedDomains[name] = true
 	}
+	s.setVolatileDomain(name, volatile)
+}
+
+// setVolatileDomain records the volatile function domain's default calls
+// ("": none).
+func (s *Session) setVolatileDomain(domain, fn string) {
+	if fn == "" {
+		delete(s.volatileDomains, domain)
+		return
+	}
+	s.volatileDomains[domain] = fn
 }
 
 // rememberAlterDomain records ALTER DOMAIN ... ADD CONSTRAINT (NOT VALID or
-// not: the domain has a constraint either way) and SET NOT NULL.
+// not: the domain has a constraint either way), SET NOT NULL, and SET or
+// DROP DEFAULT.
 func (s *Session) rememberAlterDomain(alter node) {
+	name := partsName(alter.list("typeName")).name
 	switch alter.str("subtype") {
 	case "C", "O":
-		s.constrainedDomains[partsName(alter.list("typeName")).name] = true
+		s.constrainedDomains[name] = true
+	case "T":
+		s.setVolatileDomain(name, volatileCall(alter["def"]))
 	}
 }
 
@@ -318,8 +342,10 @@ func (s *Session) rememberAlterDomain(alter node) {
 func (s *Session) rememberRenamedDomain(rename node) {
 	switch rename.str("renameType") {
 	case "OBJECT_DOMAIN", "OBJECT_TYPE":
-		if s.constrainedDomains[listName(rename["object"]).name] {
-			s.constrainedDomains[rename.str("newname")] = true
+		old, name := listName(rename["object"]).name, rename.str("newname")
+		if s.constrainedDomains[old] {
+			s.constrainedDomains[name] = true
 		}
+		s.setVolatileDomain(name, s.volatileDomains[old])
 	}
 }
