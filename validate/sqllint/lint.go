@@ -3,6 +3,7 @@ package sqllint
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -741,6 +742,24 @@ func (l *linter) uniqueConstraint(table string, at int) {
 		"CREATE UNIQUE INDEX CONCURRENTLY in a no-transaction file, then ALTER TABLE ... ADD CONSTRAINT ... UNIQUE USING INDEX (or PRIMARY KEY USING INDEX)")
 }
 
+// renameNotValid follows a constraint this file added NOT VALID through a
+// rename of it or of its table: validated under its new name, it is still
+// validated in the transaction that added it.
+func (l *linter) renameNotValid(s node) {
+	table, renamed := s.get("relation").str("relname"), map[string]string{}
+	for k, lock := range l.addedNotValid {
+		t, constraint, _ := strings.Cut(k, "\x00")
+		switch {
+		case t != table:
+		case s.str("renameType") == "OBJECT_TABLE":
+			renamed[s.str("newname")+"\x00"+constraint] = lock
+		case s.str("renameType") == "OBJECT_TABCONSTRAINT" && constraint == s.str("subname"):
+			renamed[table+"\x00"+s.str("newname")] = lock
+		}
+	}
+	maps.Copy(l.addedNotValid, renamed)
+}
+
 func (l *linter) rename(s node) string {
 	rel := s.get("relation")
 	table := rel.str("relname")
@@ -748,6 +767,7 @@ func (l *linter) rename(s node) string {
 	switch s.str("renameType") {
 	case "OBJECT_TABLE", "OBJECT_COLUMN", "OBJECT_TABCONSTRAINT":
 		l.s.forgetTable(table)
+		l.renameNotValid(s)
 	case "OBJECT_INDEX":
 		l.s.forgetIndex(table) // ALTER INDEX's name is in relation
 	case "OBJECT_SCHEMA":

@@ -212,6 +212,9 @@ var lintCases = []struct {
 	// NOT VALID then VALIDATE in one transaction
 	{"foreign key not valid, validated in the same transaction", "ALTER TABLE t ADD CONSTRAINT t_u_fk FOREIGN KEY (u) REFERENCES u (id) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT t_u_fk;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
 	{"an unnamed check validated by the name PostgreSQL gives it", "ALTER TABLE t ADD CHECK (c IS NOT NULL) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT t_c_check;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
+	{"validated under a new name: the constraint's, or its table's", "ALTER TABLE t ADD CONSTRAINT c CHECK (c > 0) NOT VALID;\nALTER TABLE t RENAME CONSTRAINT c TO d;\nALTER TABLE t VALIDATE CONSTRAINT d;\n" +
+		"ALTER TABLE a ADD CONSTRAINT k CHECK (c > 0) NOT VALID;\n-- codeloc:allow sql-rename unused\nALTER TABLE a RENAME TO b;\nALTER TABLE b VALIDATE CONSTRAINT k;\nALTER TABLE x ADD CONSTRAINT k CHECK (c > 0) NOT VALID;\nALTER TABLE x RENAME CONSTRAINT other TO k2;\nALTER TABLE x VALIDATE CONSTRAINT k2;", withTimeout,
+		[]string{"3:1 sql-validate-same-transaction", "6:1 warning sql-rename allowed: unused", "7:1 sql-validate-same-transaction"}},
 	{"an unnamed foreign key likewise", "ALTER TABLE t ADD FOREIGN KEY (u) REFERENCES u (id) NOT VALID;\nALTER TABLE t VALIDATE CONSTRAINT t_u_fkey;", withTimeout, []string{"2:1 sql-validate-same-transaction"}},
 	{"validating another table's constraint", "ALTER TABLE t ADD CONSTRAINT c CHECK (c > 0) NOT VALID;\nALTER TABLE u VALIDATE CONSTRAINT c;", withTimeout, nil},
 	{"validating alone", "ALTER TABLE t VALIDATE CONSTRAINT c;", withTimeout, nil},
