@@ -42,15 +42,11 @@ func (l *linter) lintBody(what, body string, bodyAt int) {
 	}
 	stmts, err := plpgsqlStatements(body)
 	if err != nil {
-		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+syntaxMessage(err.Error())+"): the lint does not check what it runs",
-			"write the statements in the file, or fix the block so that PostgreSQL's PL/pgSQL parser reads it")
+		l.bodyUnread(what, err, "write the statements in the file, or fix the block so that PostgreSQL's PL/pgSQL parser reads it")
 		return
 	}
-	start, base, outer, reported := l.start, l.base, l.outer, l.reported
-	defer func() { l.start, l.base, l.outer, l.reported = start, base, outer, reported }()
-	if l.outer < 0 {
-		l.outer = start
-	}
+	start := l.start
+	defer l.enterBody()()
 	var queries []string
 	var ats []int
 	lines, prev := lineStarts(body), 0
@@ -93,6 +89,22 @@ func (l *linter) countBody(what string) bool {
 	return true
 }
 
+// bodyUnread reports a body the lint could not read.
+func (l *linter) bodyUnread(what string, err error, hint string) {
+	l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+syntaxMessage(err.Error())+"): the lint does not check what it runs", hint)
+}
+
+// enterBody marks the linter as inside a body (a DO block or a function,
+// where an IF may skip a statement) and returns what restores the
+// statement's own position and state.
+func (l *linter) enterBody() (restore func()) {
+	start, base, outer, reported := l.start, l.base, l.outer, l.reported
+	if l.outer < 0 {
+		l.outer = start
+	}
+	return func() { l.start, l.base, l.outer, l.reported = start, base, outer, reported }
+}
+
 // lintSQLBody lints the statements of a LANGUAGE sql function or
 // procedure, at the call that runs them.
 func (l *linter) lintSQLBody(what, body string) {
@@ -101,15 +113,11 @@ func (l *linter) lintSQLBody(what, body string) {
 	}
 	tree, _, err := parse(body)
 	if err != nil {
-		l.find(RuleDoUnchecked, -1, what+"'s body was not read ("+syntaxMessage(err.Error())+"): the lint does not check what it runs",
-			"write the statements in the file, or fix the body so that PostgreSQL's parser reads it")
+		l.bodyUnread(what, err, "write the statements in the file, or fix the body so that PostgreSQL's parser reads it")
 		return
 	}
-	start, base, outer, reported := l.start, l.base, l.outer, l.reported
-	defer func() { l.start, l.base, l.outer, l.reported = start, base, outer, reported }()
-	if l.outer < 0 {
-		l.outer = start
-	}
+	start := l.start
+	defer l.enterBody()()
 	var queries []string
 	var ats []int
 	for _, raw := range tree {

@@ -1,5 +1,7 @@
 package sqllint
 
+import "maps"
+
 // Session lints the migrations of one code-location in the order the Job
 // applies them, and carries what an earlier file did that changes what a
 // later statement costs: a validated CHECK (col IS NOT NULL) lets
@@ -113,31 +115,16 @@ func (s *Session) forgetAllTables() {
 
 // forgetTables forgets what is known of the tables gone says may be gone.
 func (s *Session) forgetTables(gone func(objectName) bool) {
-	for t := range s.checks {
-		if gone(t) {
-			delete(s.checks, t)
-		}
-	}
-	for t := range s.partitioned {
-		if gone(t) {
-			delete(s.partitioned, t)
-		}
-	}
-	for t := range s.columns {
-		if gone(t) {
-			delete(s.columns, t)
-		}
-	}
-	for t := range s.notNull {
-		if gone(t) {
-			delete(s.notNull, t)
-		}
-	}
-	for k, idx := range s.indexes {
-		if gone(idx.table) {
-			delete(s.indexes, k)
-		}
-	}
+	forgetKeys(s.checks, gone)
+	forgetKeys(s.partitioned, gone)
+	forgetKeys(s.columns, gone)
+	forgetKeys(s.notNull, gone)
+	maps.DeleteFunc(s.indexes, func(_ objectName, idx index) bool { return gone(idx.table) })
+}
+
+// forgetKeys deletes the tables gone says may be gone from a map of them.
+func forgetKeys[V any](m map[objectName]V, gone func(objectName) bool) {
+	maps.DeleteFunc(m, func(t objectName, _ V) bool { return gone(t) })
 }
 
 // remember records what one ALTER TABLE subcommand does to the table's
