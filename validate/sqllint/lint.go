@@ -476,6 +476,9 @@ func (l *linter) reindex(s node) string {
 			return ""
 		}
 	}
+	if k := s.str("kind"); (k == "REINDEX_OBJECT_TABLE" || k == "REINDEX_OBJECT_INDEX") && l.createdHere(relations, rangeVarName(s.get("relation"))) {
+		return ""
+	}
 	l.find(RuleReindexBlocking, -1, "REINDEX without CONCURRENTLY blocks writes to the table, and reads that use the index, for the whole rebuild",
 		"rebuild it with REINDEX INDEX CONCURRENTLY (or TABLE CONCURRENTLY) "+noTxHint)
 	return "REINDEX takes a SHARE lock on the table"

@@ -235,6 +235,8 @@ var lintCases = []struct {
 	{"cluster every table, in a transaction", "CLUSTER;", withTimeout, []string{"1:1 sql-concurrently-in-transaction", "1:1 sql-table-rewrite"}},
 	{"cluster a table of the file", "CREATE TABLE t (c int PRIMARY KEY);\nCLUSTER t USING t_pkey;", withTimeout, nil},
 	{"vacuum full", noTx + "VACUUM FULL t;", withTimeout, []string{"2:1 sql-table-rewrite"}},
+	{"reindex, vacuum full and truncate cascade of the file's own tables", noTx + "CREATE TABLE IF NOT EXISTS t (c int);\nCREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c);\nREINDEX TABLE t;\nREINDEX INDEX i;\nVACUUM FULL t;\nTRUNCATE t CASCADE;\nVACUUM FULL t, u;\nREINDEX TABLE u;\nTRUNCATE t, u CASCADE;", withTimeout,
+		[]string{"8:1 sql-table-rewrite", "9:1 sql-reindex-blocking", "10:1 sql-truncate-cascade"}},
 	{"vacuum (full, analyze)", noTx + "VACUUM (FULL, ANALYZE) t;", withTimeout, []string{"2:1 sql-table-rewrite"}},
 	{"vacuum (full false) and (full 0)", noTx + "VACUUM (FULL false) t;\nVACUUM (FULL 0, ANALYZE) t;", withTimeout, nil},
 	{"vacuum in a transaction", "VACUUM (ANALYZE) t;", withTimeout, []string{"1:1 sql-concurrently-in-transaction"}},

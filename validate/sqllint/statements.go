@@ -12,7 +12,7 @@ func (l *linter) truncate(s node) string {
 			all = false
 		}
 	}
-	if s.str("behavior") == "DROP_CASCADE" {
+	if s.str("behavior") == "DROP_CASCADE" && !all { // only the file's later tables can reference its own
 		l.find(RuleTruncateCascade, -1, "TRUNCATE ... CASCADE also empties every table with a foreign key to the ones it names (and the tables referencing those), which the file does not name, each under an ACCESS EXCLUSIVE lock",
 			"name every table to empty in one TRUNCATE a, b, ... without CASCADE: PostgreSQL then refuses to run if a table it would leave references them")
 	}
@@ -50,12 +50,23 @@ func (l *linter) vacuum(s node) string {
 		}
 	}
 	l.concurrentlyInTx("VACUUM")
-	if !full {
+	if !full || l.vacuumsOnlyNew(s.list("rels")) {
 		return ""
 	}
 	l.find(RuleTableRewrite, -1, "VACUUM FULL rewrites each table it names (every table, without names) under an ACCESS EXCLUSIVE lock: every query on it waits for the whole rewrite",
 		rewriteHint)
 	return "VACUUM FULL takes an ACCESS EXCLUSIVE lock"
+}
+
+// vacuumsOnlyNew reports whether a VACUUM names tables, all of them made
+// by the file (without names it vacuums every table).
+func (l *linter) vacuumsOnlyNew(rels []any) bool {
+	for _, r := range rels {
+		if !l.createdHere(relations, rangeVarName(is(r, "VacuumRelation").get("relation"))) {
+			return false
+		}
+	}
+	return len(rels) > 0
 }
 
 func (l *linter) refresh(s node) string {
