@@ -8,11 +8,14 @@ import (
 
 // columnType is a column's type as a statement wrote it: its name when
 // PostgreSQL's own (pg_catalog, or unqualified: pg_catalog comes first in
-// the search path), else "", and its type modifiers.
+// the search path), else "", its type modifiers, and whether the statement
+// gave the column a COLLATE (a type change without one resets it to the
+// type's default, and rebuilds the indexes).
 type columnType struct {
-	name  string
-	mods  []int
-	array bool
+	name     string
+	mods     []int
+	array    bool
+	collated bool
 }
 
 // typeOf reads a TypeName; ok is false when a modifier is no constant.
@@ -40,7 +43,7 @@ func typeOf(tn node) (t columnType, ok bool) {
 // varchar, numeric(p,s) to a larger precision at the same scale or to
 // numeric, varbit(n) to a longer varbit or to varbit.
 func widens(old, new columnType) bool {
-	if old.array || new.array {
+	if old.array || new.array || old.collated {
 		return false
 	}
 	switch {
@@ -68,14 +71,16 @@ func scale(mods []int) int {
 	return 0
 }
 
-// rememberColumn records column's type in table, or forgets it when the
-// statement may not have set it (known false: IF NOT EXISTS, a DO block).
-func (s *Session) rememberColumn(table objectName, column string, tn node, known bool) {
-	t, ok := typeOf(tn)
-	if !known || !ok || tn == nil {
+// rememberColumn records the type a column definition (def, a ColumnDef)
+// gives table's column, or forgets it when the statement may not have set
+// it (known false: IF NOT EXISTS, a DO block).
+func (s *Session) rememberColumn(table objectName, column string, def node, known bool) {
+	t, ok := typeOf(def.get("typeName"))
+	if !known || !ok || def.get("typeName") == nil {
 		delete(s.columns[table], column)
 		return
 	}
+	t.collated = def["collClause"] != nil
 	if s.columns[table] == nil {
 		s.columns[table] = map[string]columnType{}
 	}

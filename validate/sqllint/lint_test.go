@@ -519,6 +519,8 @@ func TestSession(t *testing.T) {
 			"ALTER TABLE b ADD CONSTRAINT k CHECK (length(c) > 1) NOT VALID;\nCREATE INDEX d_lower ON d (lower(c));\nCREATE INDEX e_some ON e (c) WHERE c IS NOT NULL;\nALTER TABLE f ADD CONSTRAINT x EXCLUDE USING gist (c WITH =);",
 			"ALTER TABLE a ALTER COLUMN c TYPE varchar(20);\nALTER TABLE b ALTER COLUMN c TYPE varchar(20);\nALTER TABLE d ALTER COLUMN c TYPE varchar(20);\nALTER TABLE e ALTER COLUMN c TYPE varchar(20);\nALTER TABLE f ALTER COLUMN c TYPE varchar(20);"},
 			[][]string{nil, {"2:1 sql-index-blocking", "3:1 sql-index-blocking", "4:19 sql-unique-constraint"}, {"1:28 sql-column-type-change", "2:28 sql-column-type-change", "3:28 sql-column-type-change", "4:28 sql-column-type-change", "5:28 sql-column-type-change"}}},
+		{"not of a column given a COLLATE: a type change without one resets it, and rebuilds the indexes", []string{"CREATE TABLE t (a varchar(10) COLLATE \"C\");\nALTER TABLE t ADD COLUMN b varchar(10) COLLATE \"C\";", "ALTER TABLE t ALTER COLUMN a TYPE varchar(20), ALTER COLUMN b TYPE text;"},
+			[][]string{nil, {"1:28 sql-column-type-change", "1:61 sql-column-type-change"}}},
 		{"a widening judged from the type the last change gave", []string{"CREATE TABLE t (a varchar(10));", "ALTER TABLE t ALTER COLUMN a TYPE varchar(20);", "ALTER TABLE t ALTER COLUMN a TYPE varchar(15);"},
 			[][]string{nil, nil, {"1:28 sql-column-type-change"}}},
 		{"a type the files may not have set: IF NOT EXISTS, a DO block, a column dropped and added again, renamed", []string{"CREATE TABLE IF NOT EXISTS t (a varchar(10));\nCREATE TABLE u (a varchar(10), b varchar(10), c varchar(10));",

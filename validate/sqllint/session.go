@@ -159,14 +159,14 @@ func (l *linter) remember(table objectName, cmd node) {
 	case "AT_AddColumn":
 		col := is(cmd["def"], "ColumnDef")
 		known := l.outer < 0 && !cmd.bool("missing_ok")
-		l.s.rememberColumn(table, col.str("colname"), col.get("typeName"), known)
+		l.s.rememberColumn(table, col.str("colname"), col, known)
 		l.s.setNotNull(table, col.str("colname"), false)
 		if known {
 			l.s.rememberNotNull(table, cmd["def"])
 		}
 	case "AT_AlterColumnType":
 		l.s.forgetChecks(table.name)
-		l.s.rememberColumn(table, name, is(cmd["def"], "ColumnDef").get("typeName"), l.outer < 0)
+		l.s.rememberColumn(table, name, is(cmd["def"], "ColumnDef"), l.outer < 0)
 	case "AT_DropColumn":
 		l.s.forgetChecks(table.name)
 		delete(l.s.columns[table], name)
@@ -192,7 +192,7 @@ func (s *Session) rememberTable(table objectName, create node) {
 		constraints := []any{elt}
 		if col := is(elt, "ColumnDef"); col != nil {
 			constraints = col.list("constraints")
-			s.rememberColumn(table, col.str("colname"), col.get("typeName"), true)
+			s.rememberColumn(table, col.str("colname"), col, true)
 		}
 		s.rememberNotNull(table, elt)
 		for _, c := range constraints {
