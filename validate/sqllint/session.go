@@ -128,9 +128,10 @@ func forgetKeys[V any](m map[objectName]V, gone func(objectName) bool) {
 }
 
 // remember records what one ALTER TABLE subcommand does to the table's
-// CHECK constraints and column types. It runs after the rules, so that a
-// statement is judged by what the earlier ones did. In a DO block or a
-// function, which an IF may skip, a column's type is forgotten, not set.
+// CHECK constraints, column types and NOT NULL columns. It runs after the
+// rules, so that a statement is judged by what the earlier ones did. In a
+// DO block or a function, which an IF may skip, a column's type or NOT
+// NULL is forgotten, not set.
 func (l *linter) remember(table objectName, cmd node) {
 	name := cmd.str("name")
 	l.s.rememberRevalidated(table.name, cmd["def"])
@@ -174,12 +175,14 @@ func (l *linter) remember(table objectName, cmd node) {
 	}
 }
 
-// rememberTable records the column types and the CHECK constraints a
-// CREATE TABLE declares, on a column or on the table: PostgreSQL marks those of a new table valid,
-// NOT VALID or not (transformCheckConstraints), since it has no rows. With
-// IF NOT EXISTS the table may have been there already, without them, so
-// nothing is recorded. What is known of the name before is forgotten, as a
-// DROP TABLE of it would: the CREATE succeeds only if no such table is left.
+// rememberTable records what a CREATE TABLE declares: whether it is
+// partitioned, its column types and NOT NULL columns, and its CHECK
+// constraints, on a column or on the table: PostgreSQL marks those of a
+// new table valid, NOT VALID or not (transformCheckConstraints), since it
+// has no rows. With IF NOT EXISTS the table may have been there already,
+// without them, so nothing is recorded. What is known of the name before
+// is forgotten, as a DROP TABLE of it would: the CREATE succeeds only if
+// no such table is left.
 func (s *Session) rememberTable(table objectName, create node) {
 	if create.bool("if_not_exists") {
 		return
