@@ -202,7 +202,11 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	env := append([]string{"ARGOCD_BINARY_NAME=argocd-application-controller", "KUBECONFIG=" + h.kubeconfig, h.argoCDPath()}, argoCDEnv...)
+	profiler, err := h.profilerEnv()
+	if err != nil {
+		return err
+	}
+	env := append([]string{"ARGOCD_BINARY_NAME=argocd-application-controller", "KUBECONFIG=" + h.kubeconfig, h.argoCDPath(), profiler}, argoCDEnv...)
 	p, err := h.start("argocd-application-controller", h.tools.argocd, env,
 		"--redis", h.redisAddr, "--repo-server", h.repoServerAddr,
 		"--metrics-port", strconv.Itoa(metrics), "--status-processors", "10", "--operation-processors", "10",
@@ -217,7 +221,14 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(metrics)
-	return p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(addr) })
+	if err := p.WaitFor(ctx, time.Minute, func(context.Context) bool { return tcpOpen(addr) }); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.controllerMetrics = "http://" + addr
+	h.mu.Unlock()
+	go h.superviseController(p)
+	return nil
 }
 
 // startAPIServerOfArgoCD runs argocd-server without TLS or authentication

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -63,6 +64,12 @@ type harness struct {
 	dagster     *dagsterWebserver
 	codeServers *codeServers
 	runWorkers  *runWorkers
+
+	// controllerMetrics is http://host:port of the application-controller's
+	// metrics server (also its pprof); controllerExits counts its exits
+	// (superviseController).
+	controllerMetrics string
+	controllerExits   atomic.Int64
 
 	mu       sync.Mutex
 	procs    []*process

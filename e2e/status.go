@@ -102,7 +102,7 @@ func (h *harness) waitApp(ctx context.Context, name string, timeout time.Duratio
 		return cond(s), nil
 	})
 	if err != nil {
-		return last, fmt.Errorf("application %s not %s: %w; last state: %s", name, what, err, last)
+		return last, fmt.Errorf("application %s not %s: %w; last state: %s%s", name, what, err, last, h.controllerDiagnosis(ctx))
 	}
 	return last, nil
 }

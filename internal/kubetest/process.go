@@ -56,6 +56,16 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // LogFile is the path of the file the process logs to.
 func (p *Process) LogFile() string { return p.log }
 
+// Done is closed once the process has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitErr is how the process ended (nil: exit status 0); valid once Done
+// is closed.
+func (p *Process) ExitErr() error {
+	<-p.done
+	return p.err
+}
+
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {

@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Argo CD's application-controller is the one component every scenario
+// waits on: the root app-of-apps's sync waits for each pruned Application,
+// which only the controller finalizes. Once, in CI, it stopped processing
+// at a removal (the last condition it wrote stayed, no later Application
+// was ever created) and every later scenario failed with nothing to tell
+// a crash from a hang. The harness now treats it as the kubelet treats the
+// stock install's StatefulSet container, and reports what it saw.
+
+// superviseController restarts the application-controller when it exits
+// while the harness runs, as the kubelet does for a container with
+// restartPolicy Always (first at once, then with its back-off from 10 s).
+// Each exit is reported on stderr with the panic or the end of the log,
+// which is kept in its own file, and counted: TestMain reports the count.
+func (h *harness) superviseController(p *process) {
+	select {
+	case <-h.stopc:
+		return
+	case <-p.Done():
+	}
+	select {
+	case <-h.stopc:
+		return
+	default:
+	}
+	n := h.controllerExits.Add(1)
+	kept := strings.TrimSuffix(p.LogFile(), ".log") + fmt.Sprintf(".exit%d.log", n)
+	if err := os.Rename(p.LogFile(), kept); err != nil {
+		kept = p.LogFile()
+	}
+	fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller exited (%v) at %s; restarting it as the kubelet would. %s says:\n%s\n",
+		p.ExitErr(), time.Now().Format(time.TimeOnly), kept, indentLines(crashExcerpt(kept), "    "))
+	select {
+	case <-h.stopc:
+		return
+	case <-time.After(crashBackOff(n)):
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.startApplicationController(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller did not start again: %v\n", err)
+	}
+}
+
+// crashBackOff is the kubelet's delay before restart n: none for the
+// first, then 10 s doubling up to 5 min.
+func crashBackOff(n int64) time.Duration {
+	if n <= 1 {
+		return 0
+	}
+	return min(10*time.Second<<min(n-2, 5), 5*time.Minute)
+}
+
+// crashExcerpt returns what a log says of a crash: from its first "panic:"
+// or "fatal error:" line, 40 lines; else its last 15 lines. Lines are cut
+// at 400 bytes (the controller logs whole sync task lists on one line).
+func crashExcerpt(file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	from, to := max(len(lines)-15, 0), len(lines)
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			from, to = i, min(i+40, len(lines))
+			break
+		}
+	}
+	excerpt := slices.Clone(lines[from:to])
+	for i, l := range excerpt {
+		if len(l) > 400 {
+			excerpt[i] = l[:400] + " ..."
+		}
+	}
+	return strings.Join(excerpt, "\n")
+}
+
+func indentLines(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// controllerDiagnosis says, for a wait that timed out, whether the
+// controller exited during the run, and whether its goroutines have been
+// blocked on a lock for minutes: the full goroutine dump (Argo CD's own
+// pprof endpoint, enabled by profilerEnv) goes to the logs, a summary of
+// the long lock waits into the message.
+func (h *harness) controllerDiagnosis(ctx context.Context) string {
+	var b strings.Builder
+	if n := h.controllerExits.Load(); n > 0 {
+		fmt.Fprintf(&b, "; argocd-application-controller exited %d time(s) during the run and was restarted", n)
+	}
+	h.mu.Lock()
+	metrics := h.controllerMetrics
+	h.mu.Unlock()
+	if metrics == "" {
+		return b.String()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	dump, err := fetch(ctx, metrics+"/debug/pprof/goroutine?debug=2")
+	if err != nil {
+		fmt.Fprintf(&b, "; argocd-application-controller's goroutines unreadable: %v", err)
+		return b.String()
+	}
+	file := filepath.Join(h.logs, fmt.Sprintf("argocd-application-controller.goroutines-%s.txt", time.Now().Format("150405")))
+	_ = os.WriteFile(file, dump, 0o644)
+	fmt.Fprintf(&b, "; argocd-application-controller's goroutines (all in %s): %s", file, summarizeLockWaits(string(dump)))
+	return b.String()
+}
+
+// profilerEnv enables the pprof endpoints of an Argo CD component (they
+// answer only when this file says "true").
+func (h *harness) profilerEnv() (string, error) {
+	file := filepath.Join(h.dir, "profiler.enabled")
+	if err := os.WriteFile(file, []byte("true"), 0o644); err != nil {
+		return "", err
+	}
+	return "ARGOCD_ENABLE_PROFILER_FILE_PATH=" + file, nil
+}
+
+// isLockWait: a goroutine state of a wait on a sync.Mutex, RWMutex,
+// WaitGroup or semaphore.
+func isLockWait(state string) bool {
+	return strings.HasPrefix(state, "sync.") || strings.HasPrefix(state, "semacquire")
+}
+
+func fetch(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+	}
+	return body, nil
+}
+
+// goroutineHeader is the first line of a goroutine in a debug=2 dump:
+// its state, and how long it has waited once that is a minute or more.
+var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[([^,\]]+)(?:, (\d+) minutes)?`)
+
+// summarizeLockWaits groups the goroutines of a debug=2 dump that have
+// waited a minute or more on a lock by state and first Argo CD frame,
+// most numerous first.
+func summarizeLockWaits(dump string) string {
+	type group struct {
+		key     string
+		count   int
+		longest int // minutes
+	}
+	groups := map[string]*group{}
+	total := 0
+	for block := range strings.SplitSeq(dump, "\n\n") {
+		sc := bufio.NewScanner(strings.NewReader(block))
+		if !sc.Scan() {
+			continue
+		}
+		m := goroutineHeader.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		total++
+		if m[2] == "" || !isLockWait(m[1]) {
+			continue
+		}
+		frame := ""
+		for sc.Scan() {
+			if l := sc.Text(); strings.Contains(l, "argoproj") && !strings.HasPrefix(l, "\t") {
+				frame = l
+				break
+			}
+		}
+		key := m[1] + " in " + frame
+		g := groups[key]
+		if g == nil {
+			g = &group{key: key}
+			groups[key] = g
+		}
+		minutes, _ := strconv.Atoi(m[2])
+		g.count++
+		g.longest = max(g.longest, minutes)
+	}
+	if len(groups) == 0 {
+		return fmt.Sprintf("%d goroutines, none waiting on a lock for a minute or more", total)
+	}
+	list := make([]*group, 0, len(groups))
+	for _, g := range groups {
+		list = append(list, g)
+	}
+	slices.SortFunc(list, func(a, b *group) int { return b.count - a.count })
+	var out []string
+	for _, g := range list[:min(len(list), 6)] {
+		out = append(out, fmt.Sprintf("%d waiting (up to %d min) on %s", g.count, g.longest, g.key))
+	}
+	return fmt.Sprintf("%d goroutines; %s", total, strings.Join(out, "; "))
+}
