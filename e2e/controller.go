@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -97,10 +96,10 @@ func indentLines(s, prefix string) string {
 }
 
 // controllerDiagnosis says, for a wait that timed out, whether the
-// controller exited during the run, and whether its goroutines have been
-// blocked on a lock for minutes: the full goroutine dump (Argo CD's own
-// pprof endpoint, enabled by profilerEnv) goes to the logs, a summary of
-// the long lock waits into the message.
+// controller exited during the run, and which of its goroutines have been
+// stuck for minutes: the full goroutine dump (Argo CD's own pprof
+// endpoint, enabled by profilerEnv) goes to the logs, a summary into the
+// message.
 func (h *harness) controllerDiagnosis(ctx context.Context) string {
 	var b strings.Builder
 	if n := h.controllerExits.Load(); n > 0 {
@@ -121,7 +120,7 @@ func (h *harness) controllerDiagnosis(ctx context.Context) string {
 	}
 	file := filepath.Join(h.logs, fmt.Sprintf("argocd-application-controller.goroutines-%s.txt", time.Now().Format("150405")))
 	_ = os.WriteFile(file, dump, 0o644)
-	fmt.Fprintf(&b, "; argocd-application-controller's goroutines (all in %s): %s", file, summarizeLockWaits(string(dump)))
+	fmt.Fprintf(&b, "; argocd-application-controller's goroutines (all in %s): %s", file, summarizeStuck(string(dump)))
 	return b.String()
 }
 
@@ -133,12 +132,6 @@ func (h *harness) profilerEnv() (string, error) {
 		return "", err
 	}
 	return "ARGOCD_ENABLE_PROFILER_FILE_PATH=" + file, nil
-}
-
-// isLockWait: a goroutine state of a wait on a sync.Mutex, RWMutex,
-// WaitGroup or semaphore.
-func isLockWait(state string) bool {
-	return strings.HasPrefix(state, "sync.") || strings.HasPrefix(state, "semacquire")
 }
 
 func fetch(ctx context.Context, url string) ([]byte, error) {
@@ -165,10 +158,11 @@ func fetch(ctx context.Context, url string) ([]byte, error) {
 // its state, and how long it has waited once that is a minute or more.
 var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[([^,\]]+)(?:, (\d+) minutes)?`)
 
-// summarizeLockWaits groups the goroutines of a debug=2 dump that have
-// waited a minute or more on a lock by state and first Argo CD frame,
-// most numerous first.
-func summarizeLockWaits(dump string) string {
+// summarizeStuck groups the goroutines of a debug=2 dump that have been
+// stuck a minute or more by state and innermost Argo CD frame, most
+// numerous first. Stuck: a worker busy with one item, or a goroutine
+// waiting on a mutex or semaphore.
+func summarizeStuck(dump string) string {
 	type group struct {
 		key     string
 		count   int
@@ -177,26 +171,15 @@ func summarizeLockWaits(dump string) string {
 	groups := map[string]*group{}
 	total := 0
 	for block := range strings.SplitSeq(dump, "\n\n") {
-		sc := bufio.NewScanner(strings.NewReader(block))
-		if !sc.Scan() {
-			continue
-		}
-		m := goroutineHeader.FindStringSubmatch(sc.Text())
+		m := goroutineHeader.FindStringSubmatch(block)
 		if m == nil {
 			continue
 		}
 		total++
-		if m[2] == "" || !isLockWait(m[1]) {
+		if m[2] == "" || !stuck(m[1], block) {
 			continue
 		}
-		frame := ""
-		for sc.Scan() {
-			if l := sc.Text(); strings.Contains(l, "argoproj") && !strings.HasPrefix(l, "\t") {
-				frame = l
-				break
-			}
-		}
-		key := m[1] + " in " + frame
+		key := m[1] + " at " + innermostArgoCDFrame(block)
 		g := groups[key]
 		if g == nil {
 			g = &group{key: key}
@@ -207,7 +190,7 @@ func summarizeLockWaits(dump string) string {
 		g.longest = max(g.longest, minutes)
 	}
 	if len(groups) == 0 {
-		return fmt.Sprintf("%d goroutines, none waiting on a lock for a minute or more", total)
+		return fmt.Sprintf("%d goroutines, none stuck for a minute or more", total)
 	}
 	list := make([]*group, 0, len(groups))
 	for _, g := range groups {
@@ -216,7 +199,30 @@ func summarizeLockWaits(dump string) string {
 	slices.SortFunc(list, func(a, b *group) int { return b.count - a.count })
 	var out []string
 	for _, g := range list[:min(len(list), 6)] {
-		out = append(out, fmt.Sprintf("%d waiting (up to %d min) on %s", g.count, g.longest, g.key))
+		out = append(out, fmt.Sprintf("%d stuck (up to %d min) in %s", g.count, g.longest, g.key))
 	}
 	return fmt.Sprintf("%d goroutines; %s", total, strings.Join(out, "; "))
+}
+
+// stuck: a goroutine in state, with this stack, that should not have
+// stayed there for minutes.
+func stuck(state, stack string) bool {
+	// A worker (processAppOperationQueueItem, ...) waits for its next item
+	// in the workqueue's Get, and is stuck anywhere else.
+	if strings.Contains(stack, "QueueItem(") && !strings.Contains(stack, "workqueue.(*Typed[...]).Get(") {
+		return true
+	}
+	lockWait := strings.HasPrefix(state, "sync.") || strings.HasPrefix(state, "semacquire")
+	return lockWait && state != "sync.Cond.Wait"
+}
+
+// innermostArgoCDFrame is the first function of Argo CD (or its
+// gitops-engine) in a goroutine's stack, the call it is stuck in.
+func innermostArgoCDFrame(stack string) string {
+	for l := range strings.SplitSeq(stack, "\n") {
+		if strings.Contains(l, "argoproj") && !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "goroutine ") {
+			return l
+		}
+	}
+	return "(no Argo CD frame)"
 }
