@@ -225,7 +225,7 @@ func (h *harness) startApplicationController(ctx context.Context) error {
 		return err
 	}
 	h.mu.Lock()
-	h.controllerMetrics = "http://" + addr
+	h.controller, h.controllerMetrics = p, "http://"+addr
 	h.mu.Unlock()
 	go h.superviseController(p)
 	return nil

@@ -103,7 +103,7 @@ func indentLines(s, prefix string) string {
 func (h *harness) controllerDiagnosis(ctx context.Context) string {
 	var b strings.Builder
 	if n := h.controllerExits.Load(); n > 0 {
-		fmt.Fprintf(&b, "; argocd-application-controller exited %d time(s) during the run and was restarted", n)
+		fmt.Fprintf(&b, "; argocd-application-controller exited %d time(s) during the run (%d hung and killed) and was restarted", n, h.controllerHangs.Load())
 	}
 	h.mu.Lock()
 	metrics := h.controllerMetrics
@@ -118,8 +118,7 @@ func (h *harness) controllerDiagnosis(ctx context.Context) string {
 		fmt.Fprintf(&b, "; argocd-application-controller's goroutines unreadable: %v", err)
 		return b.String()
 	}
-	file := filepath.Join(h.logs, fmt.Sprintf("argocd-application-controller.goroutines-%s.txt", time.Now().Format("150405")))
-	_ = os.WriteFile(file, dump, 0o644)
+	file := h.keepGoroutines(dump)
 	fmt.Fprintf(&b, "; argocd-application-controller's goroutines (all in %s): %s", file, summarizeStuck(string(dump)))
 	return b.String()
 }
@@ -154,9 +153,10 @@ func fetch(ctx context.Context, url string) ([]byte, error) {
 	return body, nil
 }
 
-// goroutineHeader is the first line of a goroutine in a debug=2 dump:
-// its state, and how long it has waited once that is a minute or more.
-var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[([^,\]]+)(?:, (\d+) minutes)?`)
+// goroutineHeader is the first line of a goroutine in a debug=2 dump (or a
+// crash's traceback, which adds gp= and m=): its state, and how long it
+// has waited once that is a minute or more.
+var goroutineHeader = regexp.MustCompile(`^goroutine \d+ [^\[]*\[([^,\]]+)(?:, (\d+) minutes)?`)
 
 // summarizeStuck groups the goroutines of a debug=2 dump that have been
 // stuck a minute or more by state and innermost Argo CD frame, most
@@ -212,8 +212,93 @@ func stuck(state, stack string) bool {
 	if strings.Contains(stack, "QueueItem(") && !strings.Contains(stack, "workqueue.(*Typed[...]).Get(") {
 		return true
 	}
-	lockWait := strings.HasPrefix(state, "sync.") || strings.HasPrefix(state, "semacquire")
-	return lockWait && state != "sync.Cond.Wait"
+	return isLockWait(state)
+}
+
+// isLockWait: the state of a goroutine waiting on a mutex or semaphore
+// (not on a sync.Cond or WaitGroup: the main goroutine and idle workers
+// wait there for good).
+func isLockWait(state string) bool {
+	switch state {
+	case "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock", "semacquire":
+		return true
+	}
+	return false
+}
+
+// watchController is the liveness check the stock install lacks
+// (argoproj/argo-cd#1047): every so often (20 s in the harness) it reads
+// the controller's goroutines and, when some have waited a minute or more
+// on a lock of its cluster cache (the deadlock of argoproj/argo-cd#28928,
+// still open for v3.6, seen after a wave of failed watches such as an API
+// server restart: every Application freezes), it keeps the dump, says so
+// on stderr and kills the controller for superviseController to restart,
+// as an operator would.
+func (h *harness) watchController(stop <-chan struct{}, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		h.mu.Lock()
+		p, metrics := h.controller, h.controllerMetrics
+		h.mu.Unlock()
+		if p == nil || p.Exited() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		dump, err := fetch(ctx, metrics+"/debug/pprof/goroutine?debug=2")
+		cancel()
+		if err != nil {
+			continue
+		}
+		if why := cacheDeadlock(string(dump)); why != "" {
+			file := h.keepGoroutines(dump)
+			h.controllerHangs.Add(1)
+			fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller hung at %s: %s (argoproj/argo-cd#28928; all its goroutines in %s); killing it for the harness to restart\n",
+				time.Now().Format(time.TimeOnly), why, file)
+			p.Kill()
+		}
+	}
+}
+
+// cacheDeadlock says how a debug=2 dump shows goroutines that have waited
+// a minute or more on a lock inside the cluster cache, "" when none has.
+func cacheDeadlock(dump string) string {
+	count, longest, frame := 0, -1, ""
+	for block := range strings.SplitSeq(dump, "\n\n") {
+		m := goroutineHeader.FindStringSubmatch(block)
+		if m == nil || m[2] == "" || !isLockWait(m[1]) || !inClusterCache(block) {
+			continue
+		}
+		count++
+		if minutes, _ := strconv.Atoi(m[2]); minutes > longest {
+			longest, frame = minutes, innermostArgoCDFrame(block)
+		}
+	}
+	if count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d goroutine(s) waiting up to %d min on a cluster cache lock, at %s", count, longest, frame)
+}
+
+// inClusterCache: a goroutine's stack runs through the cluster cache:
+// gitops-engine's pkg/cache (its own module before v3), or Argo CD's
+// controller/cache above it.
+func inClusterCache(stack string) bool {
+	return strings.Contains(stack, "gitops-engine") && strings.Contains(stack, "/pkg/cache.") ||
+		strings.Contains(stack, "/argo-cd/") && strings.Contains(stack, "/controller/cache.")
+}
+
+// keepGoroutines writes a goroutine dump of the controller into the logs
+// and returns its path.
+func (h *harness) keepGoroutines(dump []byte) string {
+	file := filepath.Join(h.logs, fmt.Sprintf("argocd-application-controller.goroutines-%s.txt", time.Now().Format("150405")))
+	_ = os.WriteFile(file, dump, 0o644)
+	return file
 }
 
 // innermostArgoCDFrame is the first function of Argo CD (or its

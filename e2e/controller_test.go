@@ -1,11 +1,17 @@
 package e2e
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/codeloc/codeloc/internal/kubetest"
 )
 
 func TestSummarizeStuck(t *testing.T) {
@@ -29,6 +35,84 @@ func TestSummarizeStuck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := summarizeStuck(tc.dump); got != tc.want {
 				t.Errorf("summarizeStuck:\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCacheDeadlock(t *testing.T) {
+	// As argoproj/argo-cd#28928's dump shows the deadlock.
+	const cacheLock = "goroutine 4747806 gp=0x36bd7935e5a0 m=nil [sync.Mutex.Lock, 938 minutes]:\nruntime.gopark(0x0?, 0x0?, 0x0?, 0x0?, 0x0?)\n\t/usr/local/go/src/runtime/proc.go:462 +0xce\nsync.(*RWMutex).Lock(0x56039712d260?)\n\t/usr/local/go/src/sync/rwmutex.go:150 +0x32\ngithub.com/argoproj/argo-cd/gitops-engine/pkg/cache.runSynced({0x56039eea3a20, 0x36bd785c6438}, 0x36bd798234e8)\n\t/go/src/x/cluster.go:1 +0x1\n"
+	const liveStateLock = "goroutine 12 [sync.RWMutex.RLock, 3 minutes]:\nsync.(*RWMutex).RLock(0x1)\n\tsync/rwmutex.go:71\ngithub.com/argoproj/argo-cd/v3/controller/cache.(*liveStateCache).getCluster(0x1)\n\tcontroller/cache/cache.go:516\n"
+	const shortCacheLock = "goroutine 13 [sync.RWMutex.RLock]:\ngithub.com/argoproj/argo-cd/gitops-engine/v3/pkg/cache.(*clusterCache).FindResources(0x1)\n\t/x/cluster.go:1\n"
+	const otherLock = "goroutine 14 [sync.Mutex.Lock, 5 minutes]:\ngithub.com/argoproj/argo-cd/v3/util/settings.(*SettingsManager).x()\n\t/s.go:1\n"
+	const main = "goroutine 1 [sync.WaitGroup.Wait, 40 minutes]:\nsync.(*WaitGroup).Wait(0x284e0fb34dd0)\n\tsync/waitgroup.go:206 +0x85\ngithub.com/argoproj/argo-cd/v3/cmd/argocd-application-controller/commands.NewCommand.func1()\n\tx.go:244\n"
+	tests := []struct {
+		name, dump, want string
+	}{
+		{"healthy", shortCacheLock + "\n" + otherLock + "\n" + main, ""},
+		{"the deadlock of #28928", main + "\n" + cacheLock + "\n" + shortCacheLock,
+			"1 goroutine(s) waiting up to 938 min on a cluster cache lock, at github.com/argoproj/argo-cd/gitops-engine/pkg/cache.runSynced({0x56039eea3a20, 0x36bd785c6438}, 0x36bd798234e8)"},
+		{"Argo CD's live state cache", liveStateLock + "\n" + liveStateLock,
+			"2 goroutine(s) waiting up to 3 min on a cluster cache lock, at github.com/argoproj/argo-cd/v3/controller/cache.(*liveStateCache).getCluster(0x1)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := cacheDeadlock(tc.dump); got != tc.want {
+				t.Errorf("cacheDeadlock:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWatchController: a process standing for the controller, whose
+// pprof endpoint serves a dump, is killed when the dump shows the cluster
+// cache deadlocked, and left alone when it does not.
+func TestWatchController(t *testing.T) {
+	const hung = "goroutine 5 [sync.RWMutex.Lock, 2 minutes]:\ngithub.com/argoproj/argo-cd/gitops-engine/v3/pkg/cache.runSynced(0x1)\n\t/x/cluster.go:1\n"
+	const healthy = "goroutine 5 [sync.RWMutex.Lock]:\ngithub.com/argoproj/argo-cd/gitops-engine/v3/pkg/cache.runSynced(0x1)\n\t/x/cluster.go:1\n"
+	for _, tc := range []struct {
+		name, dump string
+		killed     bool
+	}{{"hung", hung, true}, {"healthy", healthy, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var reads atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/debug/pprof/goroutine" && r.URL.Query().Get("debug") == "2" {
+					reads.Add(1)
+					_, _ = io.WriteString(w, tc.dump)
+				}
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			p, err := kubetest.StartProcess("controller", "sleep", filepath.Join(dir, "controller.log"), nil, "600")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Stop()
+			h := &harness{logs: dir, controller: p, controllerMetrics: srv.URL}
+			stop := make(chan struct{})
+			defer close(stop)
+			go h.watchController(stop, 10*time.Millisecond)
+			if tc.killed {
+				select {
+				case <-p.Done():
+				case <-time.After(30 * time.Second):
+					t.Fatalf("a hung controller was not killed (%d dumps read)", reads.Load())
+				}
+				if n := h.controllerHangs.Load(); n != 1 {
+					t.Errorf("hangs = %d, want 1", n)
+				}
+				if dumps, _ := filepath.Glob(filepath.Join(dir, "argocd-application-controller.goroutines-*.txt")); len(dumps) != 1 {
+					t.Errorf("dumps kept: %v, want one", dumps)
+				}
+				return
+			}
+			for reads.Load() < 5 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if p.Exited() || h.controllerHangs.Load() != 0 {
+				t.Errorf("a healthy controller was killed")
 			}
 		})
 	}

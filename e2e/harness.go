@@ -65,11 +65,14 @@ type harness struct {
 	codeServers *codeServers
 	runWorkers  *runWorkers
 
-	// controllerMetrics is http://host:port of the application-controller's
-	// metrics server (also its pprof); controllerExits counts its exits
-	// (superviseController).
+	// controller is the running application-controller, controllerMetrics
+	// its metrics server (also its pprof) as http://host:port;
+	// controllerExits counts its exits (superviseController),
+	// controllerHangs those the harness caused (watchController).
+	controller        *process
 	controllerMetrics string
 	controllerExits   atomic.Int64
+	controllerHangs   atomic.Int64
 
 	mu       sync.Mutex
 	procs    []*process
@@ -151,6 +154,7 @@ func (h *harness) startAll(ctx context.Context) error {
 	h.runWorkers = newRunWorkers(h)
 	go h.runWorkers.loop(h.stopc)
 	go h.bindVolumes(h.stopc)
+	go h.watchController(h.stopc, 20*time.Second)
 	return nil
 }
 

@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if h != nil {
 		if n := h.controllerExits.Load(); n > 0 {
-			fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller exited %d time(s) and was restarted; the logs of each run are argocd-application-controller.exit*.log in %s\n", n, h.logs)
+			fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller exited %d time(s), %d of them killed by the harness as hung, and was restarted; the logs of each run are argocd-application-controller.exit*.log in %s\n", n, h.controllerHangs.Load(), h.logs)
 		}
 		h.stop()
 	}
