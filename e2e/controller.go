@@ -43,7 +43,7 @@ func (h *harness) superviseController(p *process) {
 	if err := os.Rename(p.LogFile(), kept); err != nil {
 		kept = p.LogFile()
 	}
-	fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller exited (%v) at %s; restarting it as the kubelet would. %s says:\n%s\n",
+	h.say("e2e: argocd-application-controller exited (%v) at %s; restarting it as the kubelet would. %s says:\n%s\n",
 		p.ExitErr(), time.Now().Format(time.TimeOnly), kept, indentLines(crashExcerpt(kept), "    "))
 	select {
 	case <-h.stopc:
@@ -53,7 +53,7 @@ func (h *harness) superviseController(p *process) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := h.startApplicationController(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller did not start again: %v\n", err)
+		h.say("e2e: argocd-application-controller did not start again: %v\n", err)
 	}
 }
 
@@ -89,6 +89,15 @@ func crashExcerpt(file string) string {
 		}
 	}
 	return strings.Join(excerpt, "\n")
+}
+
+// say prints a line of the harness's own (stderr, or the test's writer).
+func (h *harness) say(format string, args ...any) {
+	var w io.Writer = os.Stderr
+	if h.out != nil {
+		w = h.out
+	}
+	fmt.Fprintf(w, format, args...)
 }
 
 func indentLines(s, prefix string) string {
@@ -258,7 +267,7 @@ func (h *harness) watchController(stop <-chan struct{}, every time.Duration) {
 		if why := cacheDeadlock(string(dump)); why != "" {
 			file := h.keepGoroutines(dump)
 			h.controllerHangs.Add(1)
-			fmt.Fprintf(os.Stderr, "e2e: argocd-application-controller hung at %s: %s (argoproj/argo-cd#28928; all its goroutines in %s); killing it for the harness to restart\n",
+			h.say("e2e: argocd-application-controller hung at %s: %s (argoproj/argo-cd#28928; all its goroutines in %s); killing it for the harness to restart\n",
 				time.Now().Format(time.TimeOnly), why, file)
 			p.Kill()
 		}

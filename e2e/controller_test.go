@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,7 +92,8 @@ func TestWatchController(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Stop()
-			h := &harness{logs: dir, controller: p, controllerMetrics: srv.URL}
+			var said lockedBuffer
+			h := &harness{logs: dir, controller: p, controllerMetrics: srv.URL, out: &said}
 			stop := make(chan struct{})
 			defer close(stop)
 			go h.watchController(stop, 10*time.Millisecond)
@@ -106,13 +109,16 @@ func TestWatchController(t *testing.T) {
 				if dumps, _ := filepath.Glob(filepath.Join(dir, "argocd-application-controller.goroutines-*.txt")); len(dumps) != 1 {
 					t.Errorf("dumps kept: %v, want one", dumps)
 				}
+				if s := said.String(); !strings.Contains(s, "argocd-application-controller hung at ") || !strings.Contains(s, "waiting up to 2 min on a cluster cache lock") {
+					t.Errorf("the harness said %q", s)
+				}
 				return
 			}
 			for reads.Load() < 5 {
 				time.Sleep(5 * time.Millisecond)
 			}
-			if p.Exited() || h.controllerHangs.Load() != 0 {
-				t.Errorf("a healthy controller was killed")
+			if p.Exited() || h.controllerHangs.Load() != 0 || said.String() != "" {
+				t.Errorf("a healthy controller was killed (%q)", said.String())
 			}
 		})
 	}
@@ -147,4 +153,22 @@ func TestCrashBackOff(t *testing.T) {
 			t.Errorf("crashBackOff(%d) = %s, want %s", n, got, want)
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the watcher's goroutine.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

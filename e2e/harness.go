@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -73,6 +74,7 @@ type harness struct {
 	controllerMetrics string
 	controllerExits   atomic.Int64
 	controllerHangs   atomic.Int64
+	out               io.Writer // where say writes (nil: stderr)
 
 	mu       sync.Mutex
 	procs    []*process
