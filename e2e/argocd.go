@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -271,21 +269,9 @@ type treeNode struct {
 
 // resourceTree is the resource tree of an Application, from argocd-server.
 func (h *harness) resourceTree(ctx context.Context, app string) ([]treeNode, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.argoCDServer+"/api/v1/applications/"+app+"/resource-tree", nil)
+	body, err := fetch(ctx, h.argoCDServer+"/api/v1/applications/"+app+"/resource-tree")
 	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("resource tree of %s: %s: %.300s", app, resp.Status, body)
+		return nil, fmt.Errorf("resource tree of %s: %w", app, err)
 	}
 	var tree struct {
 		Nodes []treeNode `json:"nodes"`

@@ -142,6 +142,8 @@ func (h *harness) profilerEnv() (string, error) {
 	return "ARGOCD_ENABLE_PROFILER_FILE_PATH=" + file, nil
 }
 
+// fetch GETs url and returns its body (up to 64 MiB); a status other than
+// 200 is an error with the start of the body.
 func fetch(ctx context.Context, url string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -157,7 +159,7 @@ func fetch(ctx context.Context, url string) ([]byte, error) {
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return nil, fmt.Errorf("%s: %.300s", resp.Status, strings.TrimSpace(string(body)))
 	}
 	return body, nil
 }

@@ -1,19 +1,18 @@
 package e2e
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/codeloc/codeloc/internal/kubetest"
+	"github.com/codeloc/codeloc/internal/testbuf"
 )
 
 func TestSummarizeStuck(t *testing.T) {
@@ -92,7 +91,7 @@ func TestWatchController(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Stop()
-			var said lockedBuffer
+			var said testbuf.Buffer
 			h := &harness{logs: dir, controller: p, controllerMetrics: srv.URL, out: &said}
 			stop := make(chan struct{})
 			defer close(stop)
@@ -153,22 +152,4 @@ func TestCrashBackOff(t *testing.T) {
 			t.Errorf("crashBackOff(%d) = %s, want %s", n, got, want)
 		}
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the watcher's goroutine.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
