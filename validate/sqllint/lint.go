@@ -226,6 +226,12 @@ func (l *linter) check(stmt any) string {
 		l.createUnless(n.bool("if_not_exists"), relations, rangeVarName(n.get("into").get("rel")))
 	case "CreateSchemaStmt":
 		l.createUnless(n.bool("if_not_exists"), schemas, objectName{name: n.str("schemaname")})
+	case "CreateSeqStmt":
+		l.createUnless(n.bool("if_not_exists"), relations, rangeVarName(n.get("sequence")))
+	case "AlterSeqStmt":
+		if !l.createdHere(relations, rangeVarName(n.get("sequence"))) {
+			return "ALTER SEQUENCE takes a SHARE ROW EXCLUSIVE lock on the sequence (nextval, so every INSERT drawing a default from it, waits for it)"
+		}
 	case "TruncateStmt":
 		return l.truncate(n)
 	case "LockStmt":

@@ -305,6 +305,9 @@ var lintCases = []struct {
 		"CREATE TABLE tree (id int PRIMARY KEY, parent int REFERENCES tree (id));\nCREATE POLICY own ON users USING (true);\nDROP POLICY own ON users;\nCREATE VIEW v AS SELECT 1;\nCREATE OR REPLACE VIEW v AS SELECT 2;\nALTER VIEW v ALTER COLUMN c SET DEFAULT 1;\nDROP VIEW v;\nCREATE TABLE c () INHERITS (parent);\nCREATE TABLE l (LIKE users);", sqllint.Config{}, nil},
 	{"weak LOCK modes need none", "LOCK t IN ACCESS SHARE MODE;\nLOCK t IN ROW EXCLUSIVE MODE;\nLOCK t IN SHARE UPDATE EXCLUSIVE MODE;", sqllint.Config{}, nil},
 	{"strong LOCK modes do", "LOCK t IN SHARE MODE;\nLOCK t;", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout"}},
+	{"ALTER SEQUENCE: nextval waits for it", "ALTER SEQUENCE s RESTART;\nALTER SEQUENCE IF EXISTS app.s OWNED BY t.id;", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout"}},
+	{"ALTER SEQUENCE of a sequence the file created", "CREATE SEQUENCE s;\nALTER SEQUENCE s OWNED BY t.id;\nCREATE SEQUENCE app.u;\nALTER SEQUENCE u RESTART;", sqllint.Config{}, []string{"4:1 warning sql-lock-timeout"}},
+	{"ALTER SEQUENCE under the contract's timeout", "ALTER SEQUENCE s INCREMENT BY 2;", withTimeout, nil},
 	{"a storage parameter that takes ACCESS EXCLUSIVE", "ALTER TABLE t SET (user_catalog_table = true);", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout"}},
 	{"a foreign key not valid, a trigger enabled", "ALTER TABLE t ADD FOREIGN KEY (u) REFERENCES u (id) NOT VALID;\nALTER TABLE t ENABLE TRIGGER x;", sqllint.Config{}, []string{"1:1 warning sql-lock-timeout", "2:1 warning sql-lock-timeout"}},
 
