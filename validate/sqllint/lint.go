@@ -187,6 +187,9 @@ func (l *linter) check(stmt any) string {
 	}
 	if k == "CreateFunctionStmt" {
 		l.defineFunction(n)
+		if !n.bool("is_procedure") {
+			l.s.rememberFunction(n.list("funcname"), n.list("options"))
+		}
 	} else {
 		l.callsFunctions(stmt)
 	}
@@ -274,6 +277,8 @@ func (l *linter) check(stmt any) string {
 		return l.setSchema(n)
 	case "AlterEnumStmt":
 		l.renameEnumValue(n)
+	case "AlterFunctionStmt":
+		l.s.rememberAlterFunction(n)
 	case "AlterTableMoveAllStmt":
 		l.find(RuleTableRewrite, -1, "ALTER ... ALL IN TABLESPACE ... SET TABLESPACE copies every table (or index) of the tablespace to another under an ACCESS EXCLUSIVE lock on each: every query on them waits for the copy",
 			rewriteHint)
@@ -629,7 +634,7 @@ func (l *linter) addColumn(table string, col node) {
 			notNull = true
 		case "CONSTR_DEFAULT":
 			hasDefault, ownDefault = !isNullConstant(c["raw_expr"]), true
-			if fn := volatileCall(c["raw_expr"]); fn != "" {
+			if fn := l.s.volatileCall(c["raw_expr"]); fn != "" {
 				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
 					fmt.Sprintf("ADD COLUMN %q with a default calling %s, which is not a known IMMUTABLE or STABLE built-in (PostgreSQL makes a function, and an operator's, VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
 					"add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows only), and backfill the existing rows in batches")

@@ -204,6 +204,21 @@ var lintCases = []struct {
 	{"built-in operators", "ALTER TABLE t ADD COLUMN c int DEFAULT (1 + 2) * 3 % 4, ADD COLUMN d text DEFAULT 'a' || 'b', ADD COLUMN e bool DEFAULT ('a' LIKE 'b' AND 1 <> 2 AND 1 BETWEEN 0 AND 2), " +
 		"ADD COLUMN f text DEFAULT '{}'::jsonb ->> 'k', ADD COLUMN g bool DEFAULT (1 = ANY (ARRAY[1]) AND 'a' IS DISTINCT FROM 'b'), ADD COLUMN h int DEFAULT OPERATOR(pg_catalog.+) 1;", withTimeout, nil},
 	{"nextval", "ALTER TABLE t ADD COLUMN n bigint DEFAULT nextval('t_n_seq');", withTimeout, []string{"1:35 sql-volatile-default"}},
+	{"a function the file declared IMMUTABLE or STABLE", "CREATE FUNCTION f() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION app.g() RETURNS int LANGUAGE sql STABLE AS 'SELECT 1';\n" +
+		"ALTER TABLE t ADD COLUMN c int DEFAULT f() + app.g(), ADD COLUMN d int DEFAULT app.f(), ADD COLUMN e int DEFAULT g();", withTimeout, []string{"3:72 sql-volatile-default", "3:106 sql-volatile-default"}},
+	{"a function declared VOLATILE, or with no volatility", "CREATE FUNCTION f() RETURNS int VOLATILE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT 1';\nALTER TABLE t ADD COLUMN c int DEFAULT f(), ADD COLUMN d int DEFAULT g();",
+		withTimeout, []string{"3:32 sql-volatile-default", "3:62 sql-volatile-default"}},
+	{"an overload declared VOLATILE, before or after", "CREATE FUNCTION f(int) RETURNS int LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION f(text) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION g(text) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION g(int) RETURNS int LANGUAGE sql AS 'SELECT 1';\nALTER TABLE t ADD COLUMN c int DEFAULT f(1), ADD COLUMN d int DEFAULT g(1);",
+		withTimeout, []string{"5:32 sql-volatile-default", "5:63 sql-volatile-default"}},
+	{"made VOLATILE by ALTER or CREATE OR REPLACE", "CREATE FUNCTION f() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nALTER FUNCTION f() VOLATILE;\nCREATE FUNCTION g() RETURNS int STABLE LANGUAGE sql AS 'SELECT 1';\nCREATE OR REPLACE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT 2';\nALTER TABLE t ADD COLUMN c int DEFAULT f(), ADD COLUMN d int DEFAULT g();",
+		withTimeout, []string{"5:32 sql-volatile-default", "5:62 sql-volatile-default"}},
+	{"ALTER FUNCTION ... IMMUTABLE, and another action", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\nALTER FUNCTION f() IMMUTABLE;\nCREATE FUNCTION g() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nALTER FUNCTION g() COST 10;\nALTER TABLE t ADD COLUMN c int DEFAULT f(), ADD COLUMN d int DEFAULT g();",
+		withTimeout, []string{"5:32 sql-volatile-default"}},
+	{"a function of the files named as a volatile built-in", "CREATE FUNCTION random() RETURNS double precision IMMUTABLE LANGUAGE sql AS 'SELECT 0.5';\nCREATE FUNCTION app.random() RETURNS double precision IMMUTABLE LANGUAGE sql AS 'SELECT 0.5';\nALTER TABLE t ADD COLUMN c float DEFAULT random(), ADD COLUMN d float DEFAULT app.random();",
+		withTimeout, []string{"3:34 sql-volatile-default"}},
+	{"search_path changed after the definition", "CREATE FUNCTION f() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION app.g() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nSET search_path = other;\nALTER TABLE t ADD COLUMN c int DEFAULT f(), ADD COLUMN d int DEFAULT app.g();",
+		withTimeout, []string{"4:32 sql-volatile-default"}},
+	{"a domain's default calling a function the file declared IMMUTABLE", "CREATE FUNCTION f() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE DOMAIN d AS int DEFAULT f();\nALTER TABLE t ADD COLUMN c d;", withTimeout, nil},
 	{"uuid-ossp's v4", "ALTER TABLE t ADD COLUMN u uuid DEFAULT uuid_generate_v4();", withTimeout, []string{"1:33 sql-volatile-default"}},
 	{"known stable and immutable built-ins", "ALTER TABLE t ADD COLUMN a timestamptz DEFAULT pg_catalog.now(), ADD COLUMN b text DEFAULT lower(to_char(now(), 'YYYY')) || 'x', " +
 		"ADD COLUMN c jsonb DEFAULT jsonb_build_object('k', 1), ADD COLUMN d timestamp DEFAULT (now() AT TIME ZONE 'utc'), ADD COLUMN e text DEFAULT current_user, " +
@@ -485,6 +500,8 @@ func TestSession(t *testing.T) {
 			[][]string{nil, nil, nil}},
 		{"another schema's table dropped: forgotten too", []string{addNN, validateNN, "-- codeloc:allow sql-drop gone\nDROP TABLE old.t;", setNN},
 			[][]string{nil, nil, {"2:1 warning sql-drop allowed: gone"}, {"1:1 sql-set-not-null"}}},
+		{"a function an earlier file declared IMMUTABLE", []string{"CREATE FUNCTION tenant() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';", "ALTER TABLE t ADD COLUMN c int DEFAULT tenant();"},
+			[][]string{nil, nil}},
 		{"a SQL procedure of an earlier file, called", []string{"CREATE PROCEDURE widen() LANGUAGE sql AS $$\n  -- text, not varchar\n  ALTER TABLE t ALTER COLUMN c TYPE text;\n  CREATE INDEX i ON t (c);\n$$;", "CALL widen();"},
 			[][]string{nil, {"1:1 sql-column-type-change", "1:1 sql-index-blocking"}}},
 		{"SQL functions: a quoted body, a harmless one, one PostgreSQL refuses, two that call each other", []string{"CREATE FUNCTION a() RETURNS void LANGUAGE sql AS 'SELECT 1; DROP TABLE t';\nCREATE FUNCTION b() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\nCREATE FUNCTION c() RETURNS void LANGUAGE sql AS $$ SELECT broken( $$;\n" +

@@ -75,6 +75,7 @@ func (l *linter) create(ns namespace, o objectName) {
 // searchPathChanged forgets the unqualified names the file created: after
 // SET search_path, the same name may resolve to another schema's object.
 func (l *linter) searchPathChanged() {
+	l.s.forgetUnqualifiedFunctions()
 	for k := range l.created {
 		if k.obj.schema == "" && k.ns != schemas {
 			delete(l.created, k)

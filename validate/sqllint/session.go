@@ -42,6 +42,11 @@ type Session struct {
 	// default the files made volatile, and the function it calls: ADD
 	// COLUMN of one without a default of its own rewrites the table.
 	volatileDomains map[string]string
+	// stableFunctions holds, by name as written (with a schema only when
+	// the files wrote one), whether every definition of the function the
+	// files made was IMMUTABLE or STABLE: a column default calling one is
+	// computed once. CREATE FUNCTION makes VOLATILE unless told otherwise.
+	stableFunctions map[objectName]bool
 }
 
 // function is the body of a function or procedure the files define.
@@ -62,7 +67,7 @@ func NewSession(cfg Config) *Session {
 	return &Session{cfg: cfg, checks: map[objectName]map[string]*notNullCheck{}, functions: map[string]function{},
 		existing: map[createdKey]bool{}, partitioned: map[objectName]bool{}, columns: map[objectName]map[string]columnType{}, revalidated: map[string]bool{},
 		notNull: map[objectName]map[string]bool{}, indexes: map[objectName]index{},
-		constrainedDomains: map[string]bool{}, volatileDomains: map[string]string{}}
+		constrainedDomains: map[string]bool{}, volatileDomains: map[string]string{}, stableFunctions: map[objectName]bool{}}
 }
 
 // notNullChecked reports whether a validated CHECK constraint of table
@@ -295,13 +300,53 @@ func (s *Session) rememberDomain(create node) {
 		case "CONSTR_CHECK", "CONSTR_NOTNULL":
 			constrained = true
 		case "CONSTR_DEFAULT":
-			volatile = volatileCall(c["raw_expr"])
+			volatile = s.volatileCall(c["raw_expr"])
 		}
 	}
 	if constrained {
 		s.constrainedDomains[name] = true
 	}
 	s.setVolatileDomain(name, volatile)
+}
+
+// rememberFunction records the volatility of a function CREATE FUNCTION
+// defines, or ALTER FUNCTION sets: the worst ever seen for the name
+// stands, since an overload, or a definition a DO block may have made,
+// may still be the one a call resolves to. A function made inside a DO
+// block counts too: if it did not run, no function of that definition
+// exists, and a default calling it fails rather than rewrites.
+func (s *Session) rememberFunction(name []any, options []any) {
+	schema, fn := qualifiedName(name)
+	if fn == "" {
+		return
+	}
+	stable := false
+	for _, o := range options {
+		if d := is(o, "DefElem"); d.str("defname") == "volatility" {
+			v := is(d["arg"], "String").str("sval")
+			stable = v == "immutable" || v == "stable"
+		}
+	}
+	key := objectName{schema: schema, name: fn}
+	if was, seen := s.stableFunctions[key]; !seen || was {
+		s.stableFunctions[key] = stable
+	}
+}
+
+// rememberAlterFunction records ALTER FUNCTION ... IMMUTABLE, STABLE or
+// VOLATILE (other actions leave the volatility as it was).
+func (s *Session) rememberAlterFunction(alter node) {
+	for _, o := range alter.list("actions") {
+		if d := is(o, "DefElem"); d.str("defname") == "volatility" {
+			s.rememberFunction(alter.get("func").list("objname"), []any{o})
+		}
+	}
+}
+
+// forgetUnqualifiedFunctions: after SET search_path, an unqualified call
+// may resolve to another schema's function.
+func (s *Session) forgetUnqualifiedFunctions() {
+	maps.DeleteFunc(s.stableFunctions, func(k objectName, _ bool) bool { return k.schema == "" })
 }
 
 // setVolatileDomain records the volatile function domain's default calls
@@ -323,7 +368,7 @@ func (s *Session) rememberAlterDomain(alter node) {
 	case "C", "O":
 		s.constrainedDomains[name] = true
 	case "T":
-		s.setVolatileDomain(name, volatileCall(alter["def"]))
+		s.setVolatileDomain(name, s.volatileCall(alter["def"]))
 	}
 }
 

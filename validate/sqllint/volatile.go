@@ -53,10 +53,22 @@ var stableOperators = map[string]bool{
 	"->": true, "->>": true, "#>": true, "#>>": true, "#-": true, "@>": true, "<@": true, "&&": true, "?": true, "?|": true, "?&": true,
 }
 
+// builtinVolatile lists VOLATILE functions of pg_catalog a column default
+// may call. pg_catalog comes first in the search path unless placed
+// later, so a function of the files with one of these names, however they
+// declared it, does not stand for an unqualified call.
+var builtinVolatile = map[string]bool{
+	"random": true, "random_normal": true, "setseed": true, "clock_timestamp": true, "timeofday": true,
+	"gen_random_uuid": true, "uuidv4": true, "uuidv7": true, "nextval": true, "setval": true, "currval": true, "lastval": true,
+	"txid_current": true, "txid_current_if_assigned": true, "pg_current_xact_id": true, "pg_current_xact_id_if_assigned": true,
+	"set_config": true, "pg_sleep": true, "pg_notify": true,
+}
+
 // volatileCall names the first function or operator the expression calls
-// that is not a known IMMUTABLE or STABLE built-in ("uuid()", "the operator
-// @@@"), or returns "".
-func volatileCall(expr any) string {
+// that is neither a known IMMUTABLE or STABLE built-in nor a function the
+// files declared IMMUTABLE or STABLE ("uuid()", "the operator @@@"), or
+// returns "". s may be nil: no function of the files is known.
+func (s *Session) volatileCall(expr any) string {
 	found := ""
 	walk(expr, func(k string, n node) {
 		if found != "" {
@@ -64,12 +76,30 @@ func volatileCall(expr any) string {
 		}
 		switch k {
 		case "FuncCall":
-			found = volatileFunction(n.list("funcname"))
+			if names := n.list("funcname"); !s.declaredStable(names) {
+				found = volatileFunction(names)
+			}
 		case "A_Expr":
 			found = volatileOperator(n)
 		}
 	})
 	return found
+}
+
+// declaredStable reports whether every definition the files made of the
+// function named so (as written, schema and all) was IMMUTABLE or STABLE.
+// An overload they did not define (an extension's, or one made before
+// the migrations) is not known: that is the limit of a lint that sees no
+// catalog.
+func (s *Session) declaredStable(names []any) bool {
+	if s == nil {
+		return false
+	}
+	schema, name := qualifiedName(names)
+	if schema == "" && builtinVolatile[name] {
+		return false
+	}
+	return s.stableFunctions[objectName{schema: schema, name: name}]
 }
 
 // qualifiedName splits a function's or an operator's name as written.
