@@ -205,6 +205,7 @@ func (l *linter) check(stmt any) string {
 		return l.alterTable(n)
 	case "RenameStmt":
 		l.s.rememberRenamedDomain(n)
+		l.s.rememberMovedFunction(n)
 		return l.rename(n)
 	case "TransactionStmt":
 		l.find(RuleTransactionControl, -1, "a transaction command inside a migration: the runner already runs each file in a transaction of its own, and a COMMIT here ends it early, so that a failure after it leaves the file half applied",
@@ -274,6 +275,7 @@ func (l *linter) check(stmt any) string {
 	case "DropOwnedStmt":
 		return l.dropOwned()
 	case "AlterObjectSchemaStmt":
+		l.s.rememberMovedFunction(n)
 		return l.setSchema(n)
 	case "AlterEnumStmt":
 		l.renameEnumValue(n)
@@ -636,7 +638,7 @@ func (l *linter) addColumn(table string, col node) {
 			hasDefault, ownDefault = !isNullConstant(c["raw_expr"]), true
 			if fn := l.s.volatileCall(c["raw_expr"]); fn != "" {
 				l.find(RuleVolatileDefault, l.nodeAt(c.location()),
-					fmt.Sprintf("ADD COLUMN %q with a default calling %s, which is not a known IMMUTABLE or STABLE built-in (PostgreSQL makes a function, and an operator's, VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
+					fmt.Sprintf("ADD COLUMN %q with a default calling %s, which is neither a known IMMUTABLE or STABLE built-in nor a function the migrations declared IMMUTABLE or STABLE (PostgreSQL makes a function, and an operator's, VOLATILE unless told otherwise): PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, fn, table),
 					"add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows only), and backfill the existing rows in batches")
 			}
 		case "CONSTR_IDENTITY", "CONSTR_GENERATED":
@@ -680,7 +682,7 @@ func (l *linter) domainColumn(table, colname string, typ node, at int, ownDefaul
 	}
 	if fn := l.s.volatileDomains[domain]; fn != "" && !ownDefault {
 		l.find(RuleVolatileDefault, at,
-			fmt.Sprintf("ADD COLUMN %q of the domain %q, whose default calls %s, which is not a known IMMUTABLE or STABLE built-in: PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, domain, fn, table),
+			fmt.Sprintf("ADD COLUMN %q of the domain %q, whose default calls %s, which is neither a known IMMUTABLE or STABLE built-in nor a function the migrations declared IMMUTABLE or STABLE: PostgreSQL computes it for every row, rewriting the table %q and its indexes under an ACCESS EXCLUSIVE lock", colname, domain, fn, table),
 			"give the column DEFAULT NULL (or a constant) when adding it, then ALTER COLUMN ... SET DEFAULT the domain's expression (new rows only), and backfill the existing rows in batches")
 	}
 	if !l.s.constrainedDomains[domain] {

@@ -216,6 +216,11 @@ var lintCases = []struct {
 		withTimeout, []string{"5:32 sql-volatile-default"}},
 	{"a function of the files named as a volatile built-in", "CREATE FUNCTION random() RETURNS double precision IMMUTABLE LANGUAGE sql AS 'SELECT 0.5';\nCREATE FUNCTION app.random() RETURNS double precision IMMUTABLE LANGUAGE sql AS 'SELECT 0.5';\nALTER TABLE t ADD COLUMN c float DEFAULT random(), ADD COLUMN d float DEFAULT app.random();",
 		withTimeout, []string{"3:34 sql-volatile-default"}},
+	{"a VOLATILE function renamed or moved onto a name declared IMMUTABLE", "CREATE FUNCTION f() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION g(int) RETURNS int LANGUAGE sql AS 'SELECT 1';\nALTER FUNCTION g(int) RENAME TO f;\n" +
+		"CREATE FUNCTION app.h() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION h(int) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION other.h(text) RETURNS int LANGUAGE sql AS 'SELECT 1';\nALTER ROUTINE other.h(text) SET SCHEMA app;\n" +
+		"CREATE FUNCTION k() RETURNS int STABLE LANGUAGE sql AS 'SELECT 1';\nALTER FUNCTION k() RENAME TO m;\n" +
+		"ALTER TABLE t ADD COLUMN c int DEFAULT f(), ADD COLUMN d int DEFAULT app.h(), ADD COLUMN e int DEFAULT h(1), ADD COLUMN x int DEFAULT m();",
+		withTimeout, []string{"10:32 sql-volatile-default", "10:62 sql-volatile-default", "10:96 sql-volatile-default"}},
 	{"search_path changed after the definition", "CREATE FUNCTION f() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE FUNCTION app.g() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nSET search_path = other;\nALTER TABLE t ADD COLUMN c int DEFAULT f(), ADD COLUMN d int DEFAULT app.g();",
 		withTimeout, []string{"4:32 sql-volatile-default"}},
 	{"a domain's default calling a function the file declared IMMUTABLE", "CREATE FUNCTION f() RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT 1';\nCREATE DOMAIN d AS int DEFAULT f();\nALTER TABLE t ADD COLUMN c d;", withTimeout, nil},

@@ -327,9 +327,37 @@ func (s *Session) rememberFunction(name []any, options []any) {
 			stable = v == "immutable" || v == "stable"
 		}
 	}
-	key := objectName{schema: schema, name: fn}
-	if was, seen := s.stableFunctions[key]; !seen || was {
-		s.stableFunctions[key] = stable
+	s.mergeFunction(objectName{schema: schema, name: fn}, stable)
+}
+
+// mergeFunction records that a function now answers calls to name, stable
+// or not: the name keeps the worse of the two.
+func (s *Session) mergeFunction(name objectName, stable bool) {
+	if was, seen := s.stableFunctions[name]; !seen || was {
+		s.stableFunctions[name] = stable
+	}
+}
+
+// rememberMovedFunction: ALTER FUNCTION (or ROUTINE) ... RENAME TO or SET
+// SCHEMA brings a function under a name whose calls it may now answer,
+// with the volatility its old name was known by (VOLATILE when unknown).
+// Moved to a schema, it may answer unqualified calls too.
+func (s *Session) rememberMovedFunction(stmt node) {
+	kind, to := stmt.str("renameType"), []objectName(nil)
+	fn := is(stmt["object"], "ObjectWithArgs")
+	schema, name := qualifiedName(fn.list("objname"))
+	if kind == "" {
+		kind = stmt.str("objectType") // ALTER ... SET SCHEMA
+		to = []objectName{{schema: stmt.str("newschema"), name: name}, {name: name}}
+	} else {
+		to = []objectName{{schema: schema, name: stmt.str("newname")}}
+	}
+	if kind != "OBJECT_FUNCTION" && kind != "OBJECT_ROUTINE" || name == "" {
+		return
+	}
+	stable := s.stableFunctions[objectName{schema: schema, name: name}]
+	for _, n := range to {
+		s.mergeFunction(n, stable)
 	}
 }
 
