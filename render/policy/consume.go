@@ -3,7 +3,6 @@ package policy
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -310,9 +309,22 @@ func (b *binding) serviceAccountProblem(name string) (string, string) {
 		fmt.Sprintf("ship a ServiceAccount named %s in the kustomize root, declare one the contract offers in dependsOn.serviceAccounts, or remove the field to run as default", name)
 }
 
-// hashSuffix is the suffix kustomize's generators add to a name: '-' and
-// ten characters of its hash alphabet (kustomize's hasher).
-var hashSuffix = regexp.MustCompile(`-[2456789bcdfghkmt]{10}$`)
+// withoutHashSuffix cuts the suffix kustomize's generators add to a name:
+// '-' and ten characters of its hash alphabet (kustomize's hasher). ok is
+// false when name has none.
+func withoutHashSuffix(name string) (core string, ok bool) {
+	const size, alphabet = 10, "2456789bcdfghkmt"
+	cut := len(name) - size - 1
+	if cut < 0 || name[cut] != '-' {
+		return name, false
+	}
+	for i := cut + 1; i < len(name); i++ {
+		if strings.IndexByte(alphabet, name[i]) < 0 {
+			return name, false
+		}
+	}
+	return name[:cut], true
+}
 
 // Ways kustomize renamed an object, as shippedAs says them.
 const (
@@ -332,8 +344,8 @@ func (b *binding) shippedAs(kind, name string) (shipped, how string) {
 	}
 	for _, s := range slices.Sorted(maps.Keys(set)) {
 		core, hashed := s, false
-		if loc := hashSuffix.FindStringIndex(s); loc != nil && kind == KindConfigMap {
-			core, hashed = s[:loc[0]], true
+		if kind == KindConfigMap {
+			core, hashed = withoutHashSuffix(s)
 		}
 		prefixed := core != name && strings.HasSuffix(core, "-"+name)
 		if core != name && !prefixed {
@@ -357,8 +369,8 @@ func (b *binding) shippedAs(kind, name string) (shipped, how string) {
 // under another name: kustomize did not rewrite the reference.
 func renamedHint(shipped, how string) string {
 	hint := fmt.Sprintf("the render ships it as %s: %s, in the references kustomize knows but not in a Dagster container context's JSON", shipped, how)
-	if loc := hashSuffix.FindStringIndex(shipped); loc != nil && strings.Contains(how, renamedHash) {
-		return hint + fmt.Sprintf("; set options: {disableNameSuffixHash: true} on the generator and write %s here, as the hash changes with the content", shipped[:loc[0]])
+	if core, hashed := withoutHashSuffix(shipped); hashed && strings.Contains(how, renamedHash) {
+		return hint + fmt.Sprintf("; set options: {disableNameSuffixHash: true} on the generator and write %s here, as the hash changes with the content", core)
 	}
 	return hint + fmt.Sprintf("; write %s here, or with the Dagster chart set fullnameOverride, which writes one name into the object and the context", shipped)
 }

@@ -1,11 +1,16 @@
 package policy
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/api/hasher"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/codeloc/codeloc/internal/fsys"
 	"github.com/codeloc/codeloc/render/build"
@@ -436,6 +441,47 @@ func BenchmarkCheckConsumption(b *testing.B) {
 	for b.Loop() {
 		if ps := check(b, consumptionRule{}, in, objs); len(ps) > 0 {
 			b.Fatal(ps)
+		}
+	}
+}
+
+// TestWithoutHashSuffix holds the cut to what kustomize's generators append
+// (its own hasher's output) and to the pattern `-[2456789bcdfghkmt]{10}$`
+// on names that are not theirs.
+func TestWithoutHashSuffix(t *testing.T) {
+	var h hasher.Hasher
+	for i := range 200 {
+		cm, err := yaml.Parse(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {k: v%d}\n", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		suffix, err := h.Hash(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if core, ok := withoutHashSuffix("dagster-app-" + suffix); core != "dagster-app" || !ok {
+			t.Errorf("withoutHashSuffix(dagster-app-%s) = %q, %v; want dagster-app, true", suffix, core, ok)
+		}
+	}
+	pattern := regexp.MustCompile(`-[2456789bcdfghkmt]{10}$`)
+	names := []string{"", "-", "a", "-2456789bcd", "x-2456789bcd", "x-2456789bc", "x-2456789bcde", "x_2456789bcd",
+		"x--2456789bcd", "x-24567-9bcd", "x-aaaaaaaaaa", "x-GHKMT24567", "x-ghkmt245678", "x-ghkmt24567é", "é-ghkmt24567"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const letters = "-0123456789abcdefghijklmnopqrstuvwxyz"
+	for range 5000 {
+		b := make([]byte, rng.IntN(16))
+		for i := range b {
+			b[i] = letters[rng.IntN(len(letters))]
+		}
+		names = append(names, string(b))
+	}
+	for _, name := range names {
+		wantCore, wantOK := name, false
+		if loc := pattern.FindStringIndex(name); loc != nil {
+			wantCore, wantOK = name[:loc[0]], true
+		}
+		if core, ok := withoutHashSuffix(name); core != wantCore || ok != wantOK {
+			t.Errorf("withoutHashSuffix(%q) = %q, %v; want %q, %v", name, core, ok, wantCore, wantOK)
 		}
 	}
 }
