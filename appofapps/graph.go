@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/codeloc/codeloc/internal/problem"
 	"github.com/codeloc/codeloc/validate"
@@ -21,19 +22,25 @@ const (
 	CodeTemplateOutput        = "template-output"
 )
 
-// CodeDocs describes each code in a sentence.
-var CodeDocs = map[string]string{
-	CodeDependencyCycle:       "dependsOn.codeLocations form a cycle among the code-locations given and their dependencies: no deployment order exists.",
-	CodeDependencyNoFolder:    "A dependsOn.codeLocations entry, directly or through other code-locations, has no folder under the repo root: its Application could never be created.",
-	CodeDuplicateCodeLocation: "Several folders declare the same codeLocation and the one given, or the one a dependency needs, is not the only one of them named after it.",
-	CodeCodeLocationPrefix:    "One code-location's name followed by '-' starts another's (media and media-watch): all code-locations share one namespace, and the shorter owns every object of the longer.",
-	CodeTemplate:              "The Application template does not parse or fails to execute.",
-	CodeTemplateFunction:      "The Application template calls a function removed because it reads the environment, the filesystem or the network, or is not deterministic.",
-	CodeTemplateOutput:        "The Application template's output is not one YAML mapping of kind argoproj.io/v1alpha1 Application.",
-	CodeGeneratedNameTaken:    "A file of the --output-dir that codeloc does not own (not listed in " + IndexFile + ", no generated header) has the name of a file it would write: nothing is written.",
-	CodeGeneratedNameClash:    "Two files --output-dir would write have one name (the contract's workspace ConfigMap named like a bucket's file).",
-	CodeGeneratedIndex:        "The --output-dir's " + IndexFile + " lists something that is not the name of a file of that folder.",
-}
+// CodeDocs describes each code in a sentence. The map is shared: read it only.
+func CodeDocs() map[string]string { return codeDocs() }
+
+// codeDocs builds CodeDocs' map at first use, not in the init every
+// process runs.
+var codeDocs = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		CodeDependencyCycle:       "dependsOn.codeLocations form a cycle among the code-locations given and their dependencies: no deployment order exists.",
+		CodeDependencyNoFolder:    "A dependsOn.codeLocations entry, directly or through other code-locations, has no folder under the repo root: its Application could never be created.",
+		CodeDuplicateCodeLocation: "Several folders declare the same codeLocation and the one given, or the one a dependency needs, is not the only one of them named after it.",
+		CodeCodeLocationPrefix:    "One code-location's name followed by '-' starts another's (media and media-watch): all code-locations share one namespace, and the shorter owns every object of the longer.",
+		CodeTemplate:              "The Application template does not parse or fails to execute.",
+		CodeTemplateFunction:      "The Application template calls a function removed because it reads the environment, the filesystem or the network, or is not deterministic.",
+		CodeTemplateOutput:        "The Application template's output is not one YAML mapping of kind argoproj.io/v1alpha1 Application.",
+		CodeGeneratedNameTaken:    "A file of the --output-dir that codeloc does not own (not listed in " + IndexFile + ", no generated header) has the name of a file it would write: nothing is written.",
+		CodeGeneratedNameClash:    "Two files --output-dir would write have one name (the contract's workspace ConfigMap named like a bucket's file).",
+		CodeGeneratedIndex:        "The --output-dir's " + IndexFile + " lists something that is not the name of a file of that folder.",
+	}
+})
 
 // resolution is what a dependency's name leads to.
 type resolution struct {

@@ -66,8 +66,8 @@ func FuzzRender(f *testing.F) {
 				if p.Code == render.CodeRenderBudget {
 					t.Fatalf("a render of %d bytes outlasted %s", len(kustomization)+len(resource)+len(patch), fuzzBudget)
 				}
-				if _, ok := render.CodeDocs[p.Code]; !ok {
-					if _, ok := validate.CodeDocs[p.Code]; !ok {
+				if _, ok := render.CodeDocs()[p.Code]; !ok {
+					if _, ok := validate.CodeDocs()[p.Code]; !ok {
 						t.Fatalf("undocumented code %q: %s", p.Code, p)
 					}
 				}

@@ -127,7 +127,7 @@ func TestRulesEmitDeclaredCodes(t *testing.T) {
 		rules[i] = recs[i]
 	}
 	documented := map[string]bool{}
-	for _, docs := range []map[string]string{render.CodeDocs, validate.CodeDocs} {
+	for _, docs := range []map[string]string{render.CodeDocs(), validate.CodeDocs()} {
 		for code := range docs {
 			documented[code] = true
 		}

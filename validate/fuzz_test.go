@@ -50,7 +50,7 @@ func checkProblems(t *testing.T, problems problem.Problems) {
 		if p.Code == "" || p.Message == "" {
 			t.Fatalf("problem without code or message: %+v", p)
 		}
-		if _, ok := validate.CodeDocs[p.Code]; !ok {
+		if _, ok := validate.CodeDocs()[p.Code]; !ok {
 			t.Fatalf("undocumented code %q", p.Code)
 		}
 	}

@@ -60,7 +60,7 @@ func TestEveryCodeIsDocumented(t *testing.T) {
 			page[code] = p.file
 		}
 	}
-	for _, docs := range []map[string]string{validate.CodeDocs, render.CodeDocs, plugin.CodeDocs, preflight.CodeDocs, reload.CodeDocs, appofapps.CodeDocs, check.CodeDocs} {
+	for _, docs := range []map[string]string{validate.CodeDocs(), render.CodeDocs(), plugin.CodeDocs(), preflight.CodeDocs(), reload.CodeDocs(), appofapps.CodeDocs(), check.CodeDocs()} {
 		for _, code := range slices.Sorted(maps.Keys(docs)) {
 			if page[code] == "" {
 				t.Errorf("%s is on no page", code)

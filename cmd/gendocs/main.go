@@ -42,16 +42,16 @@ type page struct {
 // pages lists the stages whose codes docs/codes documents, in the order of
 // the index. A package that adds a CodeDocs map adds one line here.
 var pages = []page{
-	{"declaration.md", "Declaration and contract", "The declaration, the cluster contract and the files of the code-location, checked at render time (`codeloc render`, `validate`, `generate`, the sidecar).", "validate", without(validate.CodeDocs, sqlCodes())},
-	{"migrations.md", "Migrations' lint", "The declared SQL migrations read with PostgreSQL's grammar, checked at render time; the contract's `policy.migrations` tunes each rule, a `-- codeloc:allow <rule> <reason>` comment opts a statement out.", "validate", only(validate.CodeDocs, sqlCodes())},
-	{"render.md", "Render and build", "The render's request (namespace, APIs, kustomize root, budget) and the kustomize build, checked at render time.", "render", merged(render.RequestCodeDocs, build.CodeDocs)},
-	{"policy.md", "Policy", "The policy on the objects kustomize built: what they may be, be named, consume, request, run as, reach and grant; checked at render time.", "render", policy.KubernetesCodeDocs},
-	{"dagster.md", "Dagster", "The Dagster code server among the objects: how the platform's Dagster reaches it, and the run pods it launches (its container context); checked at render time.", "render", dagster.CodeDocs},
-	{"plugin.md", "Plugin", "What Argo CD sends the plugin: parameters, env entries, the mounted contract.", "plugin", plugin.CodeDocs},
-	{"preflight.md", "Preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs/preflight.md](../jobs/preflight.md#preflight-failures).", "preflight", preflight.CodeDocs},
-	{"reload.md", "Reload", "`codeloc-jobs reload`, the PostSync pod that reloads the code-location in the platform's Dagster webserver. What each answer means: [jobs/reload.md](../jobs/reload.md#reload-failures).", "reload", reload.CodeDocs},
-	{"appofapps.md", "App of apps", "`codeloc application`: the dependency graph and the Application template.", "appofapps", appofapps.CodeDocs},
-	{"check.md", "Check", "`codeloc check`: the contract it reads and the revisions it exports, before a pull request merges ([check.md](../check.md)).", "check", check.CodeDocs},
+	{"declaration.md", "Declaration and contract", "The declaration, the cluster contract and the files of the code-location, checked at render time (`codeloc render`, `validate`, `generate`, the sidecar).", "validate", without(validate.CodeDocs(), sqlCodes())},
+	{"migrations.md", "Migrations' lint", "The declared SQL migrations read with PostgreSQL's grammar, checked at render time; the contract's `policy.migrations` tunes each rule, a `-- codeloc:allow <rule> <reason>` comment opts a statement out.", "validate", only(validate.CodeDocs(), sqlCodes())},
+	{"render.md", "Render and build", "The render's request (namespace, APIs, kustomize root, budget) and the kustomize build, checked at render time.", "render", merged(render.RequestCodeDocs(), build.CodeDocs())},
+	{"policy.md", "Policy", "The policy on the objects kustomize built: what they may be, be named, consume, request, run as, reach and grant; checked at render time.", "render", policy.KubernetesCodeDocs()},
+	{"dagster.md", "Dagster", "The Dagster code server among the objects: how the platform's Dagster reaches it, and the run pods it launches (its container context); checked at render time.", "render", dagster.CodeDocs()},
+	{"plugin.md", "Plugin", "What Argo CD sends the plugin: parameters, env entries, the mounted contract.", "plugin", plugin.CodeDocs()},
+	{"preflight.md", "Preflight", "The live checks of the PreSync preflight pod (`codeloc-jobs preflight`, `codeloc-jobs validate --live`), at sync time. How to fix each one: [jobs/preflight.md](../jobs/preflight.md#preflight-failures).", "preflight", preflight.CodeDocs()},
+	{"reload.md", "Reload", "`codeloc-jobs reload`, the PostSync pod that reloads the code-location in the platform's Dagster webserver. What each answer means: [jobs/reload.md](../jobs/reload.md#reload-failures).", "reload", reload.CodeDocs()},
+	{"appofapps.md", "App of apps", "`codeloc application`: the dependency graph and the Application template.", "appofapps", appofapps.CodeDocs()},
+	{"check.md", "Check", "`codeloc check`: the contract it reads and the revisions it exports, before a pull request merges ([check.md](../check.md)).", "check", check.CodeDocs()},
 }
 
 // outDir is where the pages go, and legacyFile the page that points the old

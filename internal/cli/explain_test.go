@@ -17,7 +17,7 @@ func TestExplain(t *testing.T) {
 	if code != cli.ExitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	want := dagster.CodeContextSidecar + " (Dagster)\n\n" + dagster.CodeDocs[dagster.CodeContextSidecar] + "\n"
+	want := dagster.CodeContextSidecar + " (Dagster)\n\n" + dagster.CodeDocs()[dagster.CodeContextSidecar] + "\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}
@@ -38,7 +38,7 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("--list: exit %d", code)
 	}
 	listed := strings.Split(strings.TrimSpace(stdout), "\n")
-	for _, docs := range []map[string]string{validate.CodeDocs, policy.KubernetesCodeDocs, dagster.CodeDocs} {
+	for _, docs := range []map[string]string{validate.CodeDocs(), policy.KubernetesCodeDocs(), dagster.CodeDocs()} {
 		for _, c := range slices.Sorted(maps.Keys(docs)) {
 			if !slices.Contains(listed, c) {
 				t.Errorf("--list lacks %s", c)

@@ -1,6 +1,9 @@
 package policy
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Code is a problem code a rule emits and what it means in one sentence.
 // Each rule declares its codes beside its Check (Rule.Codes): the codes
@@ -41,8 +44,15 @@ func Codes(rules []Rule) []Code {
 }
 
 // KubernetesCodeDocs describes each code of KubernetesRules and Conflicts
-// in a sentence, derived from the rule list.
-var KubernetesCodeDocs = DocsOf(append(Codes(KubernetesRules), conflictCodes...))
+// in a sentence, derived from the rule list. The map is shared: read it
+// only.
+func KubernetesCodeDocs() map[string]string { return kubernetesCodeDocs() }
+
+// kubernetesCodeDocs builds KubernetesCodeDocs' map at first use, not in
+// the init every process runs.
+var kubernetesCodeDocs = sync.OnceValue(func() map[string]string {
+	return DocsOf(append(Codes(KubernetesRules), conflictCodes...))
+})
 
 // DocsOf maps each code to its sentence.
 func DocsOf(codes []Code) map[string]string {

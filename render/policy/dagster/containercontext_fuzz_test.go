@@ -106,7 +106,7 @@ func FuzzContainerContext(f *testing.F) {
 			t.Fatalf("checking a container context of %d bytes outlasted %s", len(text), contextFuzzBudget)
 		}
 		for _, f := range r.faults {
-			if _, ok := codeDocs[f.Code]; !ok {
+			if _, ok := emittedDocs[f.Code]; !ok {
 				t.Fatalf("undocumented code %q: %s %s", f.Code, f.Path, f.Msg)
 			}
 			if f.Msg == "" || f.Hint == "" {
@@ -115,7 +115,7 @@ func FuzzContainerContext(f *testing.F) {
 		}
 		var lines []string
 		for _, p := range r.problems {
-			if _, ok := codeDocs[p.Code]; !ok {
+			if _, ok := emittedDocs[p.Code]; !ok {
 				t.Fatalf("undocumented code %q: %s", p.Code, p)
 			}
 			s := p.String()

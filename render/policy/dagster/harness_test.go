@@ -35,10 +35,10 @@ func check(t testing.TB, r policy.Rule, in *policy.Context, objs []*yaml.RNode) 
 	return ps
 }
 
-// codeDocs are the codes the Dagster rules may emit with a sentence: their
+// emittedDocs are the codes the Dagster rules may emit with a sentence: their
 // own and those of the Kubernetes rules they reuse.
-var codeDocs = func() map[string]string {
-	docs := maps.Clone(policy.KubernetesCodeDocs)
-	maps.Copy(docs, CodeDocs)
+var emittedDocs = func() map[string]string {
+	docs := maps.Clone(policy.KubernetesCodeDocs())
+	maps.Copy(docs, CodeDocs())
 	return docs
 }()

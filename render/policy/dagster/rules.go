@@ -1,6 +1,8 @@
 package dagster
 
 import (
+	"sync"
+
 	"github.com/codeloc/codeloc/render/policy"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -18,8 +20,12 @@ var Rules = []policy.Rule{
 }
 
 // CodeDocs describes each code of Rules in a sentence, derived from the
-// rule list.
-var CodeDocs = policy.DocsOf(policy.Codes(Rules))
+// rule list. The map is shared: read it only.
+func CodeDocs() map[string]string { return codeDocs() }
+
+// codeDocs builds CodeDocs' map at first use, not in the init every
+// process runs.
+var codeDocs = sync.OnceValue(func() map[string]string { return policy.DocsOf(policy.Codes(Rules)) })
 
 // Gatherers learn the Dagster facts before any rule runs: policy.Check
 // takes them beside the rules.

@@ -12,7 +12,7 @@ import (
 // Dagster rules.
 func TestCodesDeclaredOnce(t *testing.T) {
 	owner := map[string]string{}
-	for _, c := range append(policy.Codes(Rules), policy.Code{Name: policy.CodeNameConflict, Doc: policy.KubernetesCodeDocs[policy.CodeNameConflict]}) {
+	for _, c := range append(policy.Codes(Rules), policy.Code{Name: policy.CodeNameConflict, Doc: policy.KubernetesCodeDocs()[policy.CodeNameConflict]}) {
 		if c.Doc == "" {
 			t.Errorf("%s has no sentence", c.Name)
 		}
@@ -28,7 +28,7 @@ func TestCodesDeclaredOnce(t *testing.T) {
 			}
 		}
 	}
-	if len(CodeDocs) != len(owner) {
-		t.Errorf("CodeDocs has %d codes, the rules and the stage document %d", len(CodeDocs), len(owner))
+	if len(CodeDocs()) != len(owner) {
+		t.Errorf("CodeDocs() has %d codes, the rules and the stage document %d", len(CodeDocs()), len(owner))
 	}
 }

@@ -7,6 +7,7 @@ package rules
 import (
 	"maps"
 	"slices"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -23,12 +24,16 @@ var Rules = slices.Concat(policy.KubernetesRules, dagster.Rules)
 var Gatherers = dagster.Gatherers
 
 // CodeDocs describes each code of Rules (and of Conflicts) in a sentence,
-// derived from the rule lists.
-var CodeDocs = func() map[string]string {
-	docs := maps.Clone(policy.KubernetesCodeDocs)
-	maps.Copy(docs, dagster.CodeDocs)
+// derived from the rule lists. The map is shared: read it only.
+func CodeDocs() map[string]string { return codeDocs() }
+
+// codeDocs builds CodeDocs' map at first use, not in the init every
+// process runs.
+var codeDocs = sync.OnceValue(func() map[string]string {
+	docs := maps.Clone(policy.KubernetesCodeDocs())
+	maps.Copy(docs, dagster.CodeDocs())
 	return docs
-}()
+})
 
 // Check gathers the facts the rules share, then runs every rule over the
 // objects as kustomize built them.
