@@ -51,7 +51,7 @@ while read -r module version dir; do
 		status=1
 		continue
 	fi
-	if ! (cd "$dir" && GOFLAGS= go vet ./... && GOFLAGS= go test -count=1 ./...) >"$work/test" 2>&1; then
+	if ! (cd "$dir" && go vet ./... && go test -count=1 ./...) >"$work/test" 2>&1; then
 		log "$dir: upstream's tests fail:"
 		tail -40 "$work/test" >&2
 		status=1

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,4 +63,93 @@ func TestMethodDeadCodeElimination(t *testing.T) {
 			t.Fatalf("cmd/codeloc links text/template's method calls (%s): something executes a text/template template", strings.TrimSpace(line))
 		}
 	}
+}
+
+// TestNoRegexpAtInit checks that no package of this module that cmd/codeloc
+// links compiles a regexp when the process starts, nor does the semver copy
+// sprig links (third_party/semver): a package-level variable's initializer
+// or an init function that calls regexp's Compile or MustCompile directly.
+// Every process the stock cmp-server starts would pay it before reading a
+// file; compile at first use (sync.OnceValue) instead.
+func TestNoRegexpAtInit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for line := range strings.Lines(string(out)) {
+		path, rest, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		dir, files, _ := strings.Cut(rest, "\t")
+		if !strings.HasPrefix(path, "github.com/codeloc/codeloc/") && path != "github.com/Masterminds/semver/v3" {
+			continue
+		}
+		if path == "github.com/Masterminds/semver/v3" && !strings.Contains(filepath.ToSlash(dir), "third_party/semver") {
+			t.Errorf("cmd/codeloc links %s from %s, not from third_party/semver: go.mod's replace no longer applies", path, dir)
+		}
+		for _, name := range strings.Fields(files) {
+			checked++
+			for _, pos := range regexpsAtInit(t, filepath.Join(dir, name)) {
+				t.Errorf("%s: compiles a regexp when the process starts: compile it at first use (sync.OnceValue)", pos)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d files checked: go list's output changed?", checked)
+	}
+}
+
+// regexpsAtInit returns the positions of the regexp compilations in file
+// that run when its package initializes: in a package-level variable's
+// initializer or an init function, outside function literals that are not
+// called there.
+func regexpsAtInit(t *testing.T, file string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regexpName := ""
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"regexp"` {
+			regexpName = "regexp"
+			if imp.Name != nil {
+				regexpName = imp.Name.Name
+			}
+		}
+	}
+	if regexpName == "" {
+		return nil
+	}
+	var found []string
+	var visit func(ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // runs when called, not when defined
+		case *ast.CallExpr:
+			if lit, ok := n.Fun.(*ast.FuncLit); ok {
+				ast.Inspect(lit.Body, visit) // called right here
+			}
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == regexpName && strings.Contains(sel.Sel.Name, "Compile") {
+					found = append(found, fset.Position(n.Pos()).String())
+				}
+			}
+		}
+		return true
+	}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				ast.Inspect(d, visit)
+			}
+		case *ast.FuncDecl:
+			if d.Name.Name == "init" && d.Recv == nil && d.Body != nil {
+				ast.Inspect(d.Body, visit)
+			}
+		}
+	}
+	return found
 }
