@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -90,16 +91,54 @@ func ReadContract(src ContractSource) (*Contract, problem.Problems) {
 		return nil, problem.Problems{{Code: validate.CodeContractUnreadable, File: displayArg(src.Arg), Message: err.Error(),
 			Hint: "give the contract the cluster serves: the cluster/apps checkout's file, or the live ConfigMap on stdin"}}
 	}
-	data, origin, p := fromConfigMap(data, origin, src.Key)
-	if p != nil {
-		return nil, problem.Problems{*p}
-	}
-	c, problems := validate.ParseContract(displayArg(src.Arg), data)
+	c, data, origin, problems := parseContractOrConfigMap(displayArg(src.Arg), data, origin, src.Key)
 	if len(problems) > 0 {
 		return nil, problems.Sorted()
 	}
 	sum := sha256.Sum256(data)
 	return &Contract{Contract: c, Origin: origin, Bytes: data, SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+// parseContractOrConfigMap parses data as the contract, or as the ConfigMap
+// manifest that carries it (then data and origin become the key's). A
+// document is never both: a contract's kind is ClusterContract and it has
+// no data field, so the contract's strict parse refuses a ConfigMap. The
+// order therefore changes only the cost. A ConfigMap as kubectl prints it
+// (a top-level "kind: ConfigMap" line) is unwrapped first; anything else
+// is parsed as the contract first, so a contract file is parsed once, and
+// only a document the contract's parse refuses is tried as a ConfigMap
+// (one spelled another way, in flow style or with escapes, still is).
+func parseContractOrConfigMap(file string, data []byte, origin, key string) (*validate.Contract, []byte, string, problem.Problems) {
+	var problems problem.Problems
+	if !printedConfigMap(data) {
+		var c *validate.Contract
+		if c, problems = validate.ParseContract(file, data); len(problems) == 0 {
+			return c, data, origin, nil
+		}
+	}
+	inner, at, isConfigMap, p := fromConfigMap(data, origin, key)
+	switch {
+	case p != nil:
+		return nil, nil, "", problem.Problems{*p}
+	case !isConfigMap && problems != nil:
+		return nil, nil, "", problems // already parsed as the contract
+	}
+	c, problems := validate.ParseContract(file, inner)
+	return c, inner, at, problems
+}
+
+// printedConfigMap reports whether data has a "kind: ConfigMap" line at
+// the top level, as kubectl prints a ConfigMap. It only orders the parses.
+func printedConfigMap(data []byte) bool {
+	const line = "kind: ConfigMap"
+	for rest := data; len(rest) > 0; {
+		l, next, _ := bytes.Cut(rest, []byte("\n"))
+		if string(bytes.TrimRight(l, " \t\r")) == line {
+			return true
+		}
+		rest = next
+	}
+	return false
 }
 
 func displayArg(arg string) string {
@@ -161,11 +200,12 @@ func realAbs(p string) (string, error) {
 }
 
 // fromConfigMap returns the contract a ConfigMap manifest carries, or data
-// itself when it is not a ConfigMap.
-func fromConfigMap(data []byte, origin, key string) ([]byte, string, *problem.Problem) {
+// itself when it is not a ConfigMap (isConfigMap false).
+func fromConfigMap(data []byte, origin, key string) (_ []byte, _ string, isConfigMap bool, _ *problem.Problem) {
 	n, err := yaml.Parse(string(data))
-	if err != nil || n.GetKind() != "ConfigMap" || n.GetApiVersion() != "v1" {
-		return data, origin, nil // a contract, or ParseContract reports what it is
+	// GetKind panics on a node that is not a mapping (a list, a string).
+	if err != nil || n.YNode().Kind != yaml.MappingNode || n.GetKind() != "ConfigMap" || n.GetApiVersion() != "v1" {
+		return data, origin, false, nil // a contract, or ParseContract reports what it is
 	}
 	at := origin + " (ConfigMap " + n.GetNamespace() + "/" + n.GetName() + ")"
 	values := n.GetDataMap()
@@ -175,11 +215,11 @@ func fromConfigMap(data []byte, origin, key string) ([]byte, string, *problem.Pr
 	v, ok := values[key]
 	if !ok || key == "" {
 		keys := slices.Sorted(maps.Keys(values))
-		return nil, "", &problem.Problem{Code: CodeContractConfigMap, File: at, Path: "data",
+		return nil, "", true, &problem.Problem{Code: CodeContractConfigMap, File: at, Path: "data",
 			Message: fmt.Sprintf("no contract key %q among the ConfigMap's data keys [%s]", orDefault(key, DefaultContractKey), strings.Join(keys, ", ")),
 			Hint:    "name the key with --contract-key, or pass the contract file itself"}
 	}
-	return []byte(v), fmt.Sprintf("ConfigMap %s/%s key %s", n.GetNamespace(), n.GetName(), key), nil
+	return []byte(v), fmt.Sprintf("ConfigMap %s/%s key %s", n.GetNamespace(), n.GetName(), key), true, nil
 }
 
 // pickKey is contract.yaml when present, else the only *.yaml key.

@@ -281,6 +281,26 @@ func TestRenderContractServed(t *testing.T) {
 	}
 }
 
+// TestRenderContractNotAMapping: a contract that is a list or a string,
+// from stdin or a file, is one problem line, never a panic.
+func TestRenderContractNotAMapping(t *testing.T) {
+	t.Chdir("../..")
+	for _, tc := range []struct{ doc, code string }{
+		{"- kind: ConfigMap\n", validate.CodeYAMLNotMapping},
+		{"[a, b]\n", validate.CodeYAMLNotMapping},
+		{"just a string\n", validate.CodeYAMLNotMapping},
+		{"- 1\n---\nkind: ConfigMap\n", validate.CodeYAMLMultiDoc},
+	} {
+		root := cli.Codeloc()
+		root.SetIn(strings.NewReader(tc.doc))
+		var stdout, errOut strings.Builder
+		code := cli.Run(root, []string{"render", "fixtures/citation", "--contract", "-"}, &stdout, &errOut)
+		if code != cli.ExitInvalid || stdout.Len() != 0 || !strings.Contains(errOut.String(), tc.code) || strings.Count(strings.TrimSpace(errOut.String()), "\n") != 0 {
+			t.Errorf("%q: exit %d, stdout %d bytes, stderr %q; want one %s line", tc.doc, code, stdout.Len(), errOut.String(), tc.code)
+		}
+	}
+}
+
 // TestCheckUsage: usage errors exit 2 with nothing on stdout; a contract
 // inside the atlas repo is refused with its code, on one line.
 func TestCheckUsage(t *testing.T) {
