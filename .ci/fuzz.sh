@@ -16,6 +16,7 @@ FUZZTIME=${FUZZTIME:-10m}
 targets=(
 	"./validate FuzzParseDeclaration"
 	"./validate FuzzParseContract"
+	"./check FuzzContractParseOrder"
 	"./plugin FuzzFromEnviron"
 	"./render FuzzRender"
 	"./validate/sqllint FuzzLint"

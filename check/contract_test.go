@@ -63,3 +63,25 @@ func unwrapFirst(file string, data []byte, origin, key string) (*validate.Contra
 	c, problems := validate.ParseContract(file, inner)
 	return c, inner, at, problems
 }
+
+// FuzzContractParseOrder: whatever the document, reading it never panics
+// and gives what unwrapping a ConfigMap first gives (TestContractParseOrder's
+// property).
+func FuzzContractParseOrder(f *testing.F) {
+	f.Add(string(validate.ExampleContract), "")
+	f.Add("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: argocd}\ndata: {contract.yaml: 'contractVersions: [2]'}\n", "")
+	f.Add("{apiVersion: v1, kind: ConfigMap, data: {a.yaml: x, b.yaml: y}}", "b.yaml")
+	f.Add("- kind: ConfigMap\n", "")
+	f.Add("kind: \"Con\\x66igMap\"\napiVersion: v1\ndata: {}\n", "")
+	f.Fuzz(func(t *testing.T, doc, key string) {
+		if len(doc) > 64<<10 {
+			t.Skip()
+		}
+		c, data, origin, problems := parseContractOrConfigMap("f.yaml", []byte(doc), "stdin", key)
+		wc, wdata, worigin, wproblems := unwrapFirst("f.yaml", []byte(doc), "stdin", key)
+		if !reflect.DeepEqual(problems.Sorted(), wproblems.Sorted()) ||
+			len(problems) == 0 && (!reflect.DeepEqual(c, wc) || string(data) != string(wdata) || origin != worigin) {
+			t.Errorf("got (%v, %q, %v), unwrapping first gives (%v, %q, %v)", c != nil, origin, problems, wc != nil, worigin, wproblems)
+		}
+	})
+}
