@@ -25,6 +25,11 @@ print(m.get("Dir", ""), m.get("Sum", ""))'
 }
 
 status=0
+# A copy no replace names is built by nothing and checked by nothing.
+for d in third_party/*/; do
+	d=./${d%/}
+	go mod edit -json | grep -q "\"Path\": \"$d\"" || { log "$d: no replace in go.mod names it: drop it or add the replace"; status=1; }
+done
 # Each line: <module> <version> <directory>, from go.mod's replace block.
 while read -r module version dir; do
 	name=${dir#./third_party/}
@@ -40,7 +45,8 @@ while read -r module version dir; do
 		continue
 	fi
 	rm -rf "$work/a" && cp -R "$upstream" "$work/a" && chmod -R u+w "$work/a"
-	if ! (cd "$work/a" && patch -s -p1 --no-backup-if-mismatch) <"$patch"; then
+	# git apply, not patch(1): git is on every machine that cloned this.
+	if ! git -C "$work/a" apply -p1 "$PWD/$patch"; then
 		log "$patch does not apply to $module@$version"
 		status=1
 		continue
