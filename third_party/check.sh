@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
 # Proves each module under third_party/ is its upstream release plus the
-# patch beside it, byte for byte, and runs upstream's own tests on it.
+# patch beside it, byte for byte, cut to what our build needs, and runs
+# upstream's own tests on the packages the patch changes.
 #
-#   bash third_party/check.sh
+#   bash third_party/check.sh           # check every copy
+#   bash third_party/check.sh --write   # rewrite every copy from its release and patch
 #
 # A module here is named in go.mod's replace directives; its upstream
 # release is downloaded from the module proxy (GOFLAGS and GOPROXY as set).
+# A copy holds the release's files at the module's root and the non-test
+# files of every package our packages or their tests import on the
+# platforms below: nothing else, so a copy of a large module stays small,
+# and a package the build starts to need fails here with what to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+write=false
+case ${1:-} in
+--write) write=true ;;
+"") ;;
+*)
+	printf 'usage: bash third_party/check.sh [--write]\n' >&2
+	exit 2
+	;;
+esac
+
+# The platforms a copy must build on: the image's, and developers' machines.
+platforms="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64"
 
 log() { printf '%s\n' "$*" >&2; }
 
@@ -22,6 +41,33 @@ download() {
 import json, sys
 m = json.load(sys.stdin)
 print(m.get("Dir", ""), m.get("Sum", ""))'
+}
+
+# needed_dirs MODULE: the module's package directories (relative, "." for
+# its root) that our packages and their tests import on any platform.
+needed_dirs() {
+	local p
+	for p in $platforms; do
+		GOOS=${p%/*} GOARCH=${p#*/} go list -e -deps -test -f '{{.ImportPath}}' ./...
+	done | awk -v m="$1" '$0 == m { print "."; next } index($0, m "/") == 1 { print substr($0, length(m) + 2) }' | sort -u
+}
+
+# expected_files TREE MODULE: the files of TREE a copy holds, one relative
+# path a line: the root's files, and the non-test files of each needed
+# package directory.
+expected_files() {
+	local d
+	{
+		(cd "$1" && find . -maxdepth 1 -type f ! -name '*_test.go')
+		for d in $(needed_dirs "$2"); do
+			[ -d "$1/$d" ] && (cd "$1" && find "./$d" -maxdepth 1 -type f ! -name '*_test.go')
+		done
+	} | sed 's|^\./||; s|^\./||' | sort -u
+}
+
+# patched_dirs PATCH: the package directories the patch changes.
+patched_dirs() {
+	sed -n 's|^+++ b/||p' "$1" | awk '{ print $1 }' | xargs -n1 dirname | sort -u
 }
 
 status=0
@@ -44,20 +90,45 @@ while read -r module version dir; do
 		status=1
 		continue
 	fi
-	rm -rf "$work/a" && cp -R "$upstream" "$work/a" && chmod -R u+w "$work/a"
+	a=$work/$name
+	cp -R "$upstream" "$a" && chmod -R u+w "$a"
 	# git apply, not patch(1): git is on every machine that cloned this.
-	if ! git -C "$work/a" apply -p1 "$PWD/$patch"; then
+	if ! git -C "$a" apply -p1 "$PWD/$patch"; then
 		log "$patch does not apply to $module@$version"
 		status=1
 		continue
 	fi
-	if ! diff -r "$work/a" "$dir" >"$work/diff"; then
+	expected_files "$a" "$module" >"$work/$name.want"
+	if $write; then
+		# go list sees the imports of a package only once the copy holds it:
+		# write until the files needed stop changing.
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			rm -rf "$dir" && mkdir -p "$dir"
+			(cd "$a" && tar -cf - -T "$work/$name.want") | tar -xf - -C "$dir"
+			cp "$work/$name.want" "$work/$name.written"
+			expected_files "$a" "$module" >"$work/$name.want"
+			cmp -s "$work/$name.want" "$work/$name.written" && break
+		done
+		log "$dir: written from $module@$version and $patch ($(wc -l <"$work/$name.want") files)"
+	fi
+	(cd "$dir" && find . -type f | sed 's|^\./||' | sort) >"$work/$name.have"
+	if ! diff "$work/$name.want" "$work/$name.have" >"$work/diff"; then
+		log "$dir does not hold the files our build needs of $module@$version (< missing, > not needed): run bash third_party/check.sh --write"
+		head -20 "$work/diff" >&2
+		status=1
+		continue
+	fi
+	if ! (cd "$a" && tar -cf - -T "$work/$name.want") | (mkdir "$work/$name.cut" && tar -xf - -C "$work/$name.cut") ||
+		! diff -r "$work/$name.cut" "$dir" >"$work/diff"; then
 		log "$dir is not $module@$version with $patch applied:"
 		head -40 "$work/diff" >&2
 		status=1
 		continue
 	fi
-	if ! (cd "$dir" && go vet ./... && go test -count=1 ./...) >"$work/test" 2>&1; then
+	# Upstream's tests of what the patch changes, on the whole patched release.
+	pkgs=$(patched_dirs "$patch" | sed 's|^|./|')
+	# shellcheck disable=SC2086 # one argument per package
+	if ! (cd "$a" && go vet $pkgs && go test -count=1 $pkgs) >"$work/test" 2>&1; then
 		log "$dir: upstream's tests fail:"
 		tail -40 "$work/test" >&2
 		status=1
@@ -71,7 +142,7 @@ while read -r module version dir; do
 		status=1
 		continue
 	fi
-	echo "$dir = $module@$version + $patch; upstream's tests pass"
+	echo "$dir = $module@$version + $patch ($(wc -l <"$work/$name.want") files our build needs); upstream's tests of $(echo $pkgs) pass"
 done < <(go mod edit -json | python3 -c '
 import json, sys
 for r in json.load(sys.stdin).get("Replace") or []:
