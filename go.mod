@@ -100,3 +100,5 @@ require (
 )
 
 replace github.com/Masterminds/semver/v3 v3.4.0 => ./third_party/semver
+
+replace github.com/tetratelabs/wazero v1.12.0 => ./third_party/wazero

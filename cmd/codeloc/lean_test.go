@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -67,7 +68,7 @@ func TestMethodDeadCodeElimination(t *testing.T) {
 
 // TestNoRegexpAtInit checks that no package of this module that cmd/codeloc
 // links compiles a regexp when the process starts, nor does the semver copy
-// sprig links (third_party/semver): a package-level variable's initializer
+// sprig links (third_party/semver, TestThirdPartyLinked): a package-level variable's initializer
 // or an init function that calls regexp's Compile or MustCompile directly.
 // Every process the stock cmp-server starts would pay it before reading a
 // file; compile at first use (sync.OnceValue) instead.
@@ -83,9 +84,6 @@ func TestNoRegexpAtInit(t *testing.T) {
 		if !strings.HasPrefix(path, "github.com/codeloc/codeloc/") && path != "github.com/Masterminds/semver/v3" {
 			continue
 		}
-		if path == "github.com/Masterminds/semver/v3" && !strings.Contains(filepath.ToSlash(dir), "third_party/semver") {
-			t.Errorf("cmd/codeloc links %s from %s, not from third_party/semver: go.mod's replace no longer applies", path, dir)
-		}
 		for _, name := range strings.Fields(files) {
 			checked++
 			for _, pos := range regexpsAtInit(t, filepath.Join(dir, name)) {
@@ -95,6 +93,56 @@ func TestNoRegexpAtInit(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d files checked: go list's output changed?", checked)
+	}
+}
+
+// TestThirdPartyLinked checks that cmd/codeloc links each module go.mod
+// replaces with a copy under third_party/ from that copy: a replace names
+// one release, and stops applying without a word once the build list
+// selects another (third_party/check.sh proves each copy is its release
+// plus its patch).
+func TestThirdPartyLinked(t *testing.T) {
+	edit, err := exec.Command("go", "mod", "edit", "-json").Output()
+	if err != nil {
+		t.Fatalf("go mod edit: %v", err)
+	}
+	var mod struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(edit, &mod); err != nil {
+		t.Fatal(err)
+	}
+	copies := map[string]string{} // module path -> directory, slash-separated
+	for _, r := range mod.Replace {
+		if strings.HasPrefix(r.New.Path, "./third_party/") {
+			copies[r.Old.Path] = strings.TrimPrefix(r.New.Path, "./")
+		}
+	}
+	if len(copies) < 2 {
+		t.Fatalf("go.mod replaces %d modules with a copy under third_party/, want semver's and wazero's", len(copies))
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{with .Module}}{{.Path}}\t{{.Dir}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	linked := map[string]bool{}
+	for line := range strings.Lines(string(out)) {
+		path, dir, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		want, ok := copies[path]
+		if !ok {
+			continue
+		}
+		linked[path] = true
+		if !strings.HasSuffix(filepath.ToSlash(dir), want) {
+			t.Errorf("cmd/codeloc links %s from %s, not from %s: go.mod's replace no longer applies", path, dir, want)
+		}
+	}
+	for path, dir := range copies {
+		if !linked[path] {
+			t.Errorf("cmd/codeloc links nothing of %s: drop %s and its replace", path, dir)
+		}
 	}
 }
 

@@ -109,6 +109,8 @@ func (r *rawParse) result(sql string) (tree []node, scan []token, ok bool, err e
 // format, MaxDepth and the modules that produce the output. Empty when the
 // build does not say which go-pgquery or wazero it has (a development
 // build of one of them, a binary without build information): no cache.
+// A module replaced by its copy under third_party/ (the release plus a
+// patch third_party/check.sh proves) is named by its release and the copy.
 var buildKey = sync.OnceValue(func() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -128,6 +130,10 @@ func buildKeyOf(deps []*debug.Module) string {
 			return ""
 		}
 		m := deps[i]
+		if r := m.Replace; r != nil && strings.HasPrefix(r.Path, "./third_party/") && (r.Version == "" || r.Version == "(devel)") {
+			key += fmt.Sprintf("%s %s %s carried in %s\n", path, m.Path, m.Version, r.Path)
+			continue
+		}
 		if m.Replace != nil {
 			m = m.Replace
 		}

@@ -321,7 +321,9 @@ func TestCacheEntryBound(t *testing.T) {
 }
 
 // TestBuildKey: the key names the parser's and wazero's versions; without
-// them (a development build) there is no cache.
+// them (a development build) there is no cache. A release carried under
+// third_party/ (go.mod's replace by a folder of this module) is named by
+// its version.
 func TestBuildKey(t *testing.T) {
 	mod := func(path, version, sum string) *debug.Module {
 		return &debug.Module{Path: path, Version: version, Sum: sum}
@@ -332,6 +334,13 @@ func TestBuildKey(t *testing.T) {
 	replaced.Replace = mod("example.com/fork/go-pgquery", "v0.1.0", "h1:c")
 	local := mod("github.com/wasilibs/go-pgquery", "v0.0.0-20260728010200-155ebad2880e", "h1:a")
 	local.Replace = mod("../go-pgquery", "", "")
+	// How go.mod's replace of wazero by its patched copy reads in a build.
+	carried := mod("github.com/tetratelabs/wazero", "v1.12.0", "")
+	carried.Replace = mod("./third_party/wazero", "(devel)", "")
+	carriedNext := mod("github.com/tetratelabs/wazero", "v1.12.1", "")
+	carriedNext.Replace = mod("./third_party/wazero", "", "")
+	outside := mod("github.com/tetratelabs/wazero", "v1.12.0", "")
+	outside.Replace = mod("../third_party/wazero", "(devel)", "")
 	tests := []struct {
 		name string
 		deps []*debug.Module
@@ -340,6 +349,9 @@ func TestBuildKey(t *testing.T) {
 		{"released", []*debug.Module{pg, wz}, true},
 		{"replaced by a released fork", []*debug.Module{replaced, wz}, true},
 		{"replaced by a local folder", []*debug.Module{local, wz}, false},
+		{"wazero carried under third_party", []*debug.Module{pg, carried}, true},
+		{"the next wazero carried under third_party", []*debug.Module{pg, carriedNext}, true},
+		{"wazero replaced by a folder outside the module", []*debug.Module{pg, outside}, false},
 		{"go-pgquery in development", []*debug.Module{mod(pg.Path, "(devel)", ""), wz}, false},
 		{"no go-pgquery", []*debug.Module{wz}, false},
 		{"no wazero", []*debug.Module{pg}, false},
