@@ -13,6 +13,9 @@
 # ratio of the MEDIANS (the machine is shared: medians resist the
 # neighbours' bursts better than means); wall time is printed, not judged.
 # Targets: start-up CPU and peak RSS <= kustomize's, render CPU <= 1.10x.
+# Last, bench/memsplit.py splits each peak RSS into the process's own
+# (anonymous) memory and its binary's pages (shared page cache): printed,
+# not judged (Linux, ptrace(2)).
 #
 #   bash bench/startup.sh                  # ~2 minutes on 2 busy cores
 #   RUNS=300 bash bench/startup.sh
@@ -118,3 +121,14 @@ for case in sys.argv[2:]:
         case, c["cpu_median"] * 1e3, k["cpu_median"] * 1e3, cpu, c["rss_median"], k["rss_median"], rss,
         target, ", RSS <= 1" if case == "startup" else "", "PASS" if ok else "MISS"))
 PY
+
+# Printed, not judged: the peak RSS split into the process's own memory,
+# paid again by each concurrent render, and its binary's pages, shared.
+echo
+echo "== peak RSS at exit, split (bench/memsplit.py, 20 interleaved runs each)"
+for c in $CASES; do
+	case $c in
+	startup) python3 bench/memsplit.py --runs 20 codeloc "$codeloc version" kustomize "$kustomize version" | sed "s/^/$c: /" ;;
+	*) python3 bench/memsplit.py --runs 20 codeloc "$codeloc render fixtures/$c" kustomize "$kustomize build fixtures/$c" | sed "s/^/$c: /" ;;
+	esac
+done
