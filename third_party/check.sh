@@ -142,7 +142,7 @@ while read -r module version dir; do
 		status=1
 		continue
 	fi
-	echo "$dir = $module@$version + $patch ($(wc -l <"$work/$name.want") files our build needs); upstream's tests of $(echo $pkgs) pass"
+	echo "$dir = $module@$version + $patch ($(wc -l <"$work/$name.want") files our build needs); upstream's vet and tests pass on $(patched_dirs "$patch" | paste -sd' ')"
 done < <(go mod edit -json | python3 -c '
 import json, sys
 for r in json.load(sys.stdin).get("Replace") or []:

@@ -68,8 +68,9 @@ func TestMethodDeadCodeElimination(t *testing.T) {
 
 // TestNoRegexpAtInit checks that no package of this module that cmd/codeloc
 // links compiles a regexp when the process starts, nor does the semver copy
-// sprig links (third_party/semver, TestThirdPartyLinked): a package-level variable's initializer
-// or an init function that calls regexp's Compile or MustCompile directly.
+// sprig links (third_party/semver; TestThirdPartyLinked checks it is the one
+// linked): a package-level variable's initializer or an init function that
+// calls regexp's Compile or MustCompile directly.
 // Every process the stock cmp-server starts would pay it before reading a
 // file; compile at first use (sync.OnceValue) instead.
 func TestNoRegexpAtInit(t *testing.T) {
