@@ -43,13 +43,20 @@ m = json.load(sys.stdin)
 print(m.get("Dir", ""), m.get("Sum", ""))'
 }
 
-# needed_dirs MODULE: the module's package directories (relative, "." for
-# its root) that our packages and their tests import on any platform.
-needed_dirs() {
+# list_imports: every package our packages and their tests import on any
+# of the platforms, into $work/imports (go list runs once per platform, for
+# all the copies; again only after --write changed one).
+list_imports() {
 	local p
 	for p in $platforms; do
 		GOOS=${p%/*} GOARCH=${p#*/} go list -e -deps -test -f '{{.ImportPath}}' ./...
-	done | awk -v m="$1" '$0 == m { print "."; next } index($0, m "/") == 1 { print substr($0, length(m) + 2) }' | sort -u
+	done | sort -u >"$work/imports"
+}
+
+# needed_dirs MODULE: the module's package directories (relative, "." for
+# its root) in $work/imports.
+needed_dirs() {
+	awk -v m="$1" '$0 == m { print "."; next } index($0, m "/") == 1 { print substr($0, length(m) + 2) }' "$work/imports"
 }
 
 # expected_files TREE MODULE: the files of TREE a copy holds, one relative
@@ -60,9 +67,11 @@ expected_files() {
 	{
 		(cd "$1" && find . -maxdepth 1 -type f ! -name '*_test.go')
 		for d in $(needed_dirs "$2"); do
-			[ -d "$1/$d" ] && (cd "$1" && find "./$d" -maxdepth 1 -type f ! -name '*_test.go')
+			if [ "$d" != . ] && [ -d "$1/$d" ]; then
+				(cd "$1" && find "./$d" -maxdepth 1 -type f ! -name '*_test.go')
+			fi
 		done
-	} | sed 's|^\./||; s|^\./||' | sort -u
+	} | sed 's|^\./||' | sort -u
 }
 
 # patched_dirs PATCH: the package directories the patch changes.
@@ -70,6 +79,7 @@ patched_dirs() {
 	sed -n 's|^+++ b/||p' "$1" | awk '{ print $1 }' | xargs -n1 dirname | sort -u
 }
 
+list_imports
 status=0
 # A copy no replace names is built by nothing and checked by nothing.
 for d in third_party/*/; do
@@ -106,6 +116,7 @@ while read -r module version dir; do
 			rm -rf "$dir" && mkdir -p "$dir"
 			(cd "$a" && tar -cf - -T "$work/$name.want") | tar -xf - -C "$dir"
 			cp "$work/$name.want" "$work/$name.written"
+			list_imports
 			expected_files "$a" "$module" >"$work/$name.want"
 			cmp -s "$work/$name.want" "$work/$name.written" && break
 		done

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -130,7 +131,7 @@ func buildKeyOf(deps []*debug.Module) string {
 			return ""
 		}
 		m := deps[i]
-		if r := m.Replace; r != nil && strings.HasPrefix(r.Path, "./third_party/") && (r.Version == "" || r.Version == "(devel)") {
+		if r := m.Replace; r != nil && carried(r) {
 			key += fmt.Sprintf("%s %s %s carried in %s\n", path, m.Path, m.Version, r.Path)
 			continue
 		}
@@ -143,6 +144,21 @@ func buildKeyOf(deps []*debug.Module) string {
 		key += fmt.Sprintf("%s %s %s %s\n", path, m.Path, m.Version, m.Sum)
 	}
 	return key
+}
+
+// carried reports whether r, a module's replacement, is a folder under this
+// module's third_party/ (however go.mod spells the path: ./third_party/x,
+// ./third_party/../third_party/x), which third_party/check.sh proves is the
+// release plus a patch; a folder anywhere else is a development build.
+func carried(r *debug.Module) bool {
+	if r.Version != "" && r.Version != "(devel)" {
+		return false
+	}
+	if !strings.HasPrefix(r.Path, "./") {
+		return false // ../x, /abs/x, or a module path
+	}
+	rest, ok := strings.CutPrefix(path.Clean(r.Path), "third_party/")
+	return ok && rest != "" && !strings.Contains(rest, "..")
 }
 
 // diskCache is one cache folder.

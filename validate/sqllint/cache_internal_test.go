@@ -341,6 +341,10 @@ func TestBuildKey(t *testing.T) {
 	carriedNext.Replace = mod("./third_party/wazero", "", "")
 	outside := mod("github.com/tetratelabs/wazero", "v1.12.0", "")
 	outside.Replace = mod("../third_party/wazero", "(devel)", "")
+	escaping := mod("github.com/tetratelabs/wazero", "v1.12.0", "")
+	escaping.Replace = mod("./third_party/../../wazero", "(devel)", "")
+	spelled := mod("github.com/tetratelabs/wazero", "v1.12.0", "")
+	spelled.Replace = mod("./third_party/../third_party/wazero", "(devel)", "")
 	tests := []struct {
 		name string
 		deps []*debug.Module
@@ -352,6 +356,8 @@ func TestBuildKey(t *testing.T) {
 		{"wazero carried under third_party", []*debug.Module{pg, carried}, true},
 		{"the next wazero carried under third_party", []*debug.Module{pg, carriedNext}, true},
 		{"wazero replaced by a folder outside the module", []*debug.Module{pg, outside}, false},
+		{"wazero replaced by a folder that leaves third_party", []*debug.Module{pg, escaping}, false},
+		{"wazero carried, its path spelled another way", []*debug.Module{pg, spelled}, true},
 		{"go-pgquery in development", []*debug.Module{mod(pg.Path, "(devel)", ""), wz}, false},
 		{"no go-pgquery", []*debug.Module{wz}, false},
 		{"no wazero", []*debug.Module{pg}, false},
