@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Proves each module under third_party/ is its upstream release plus the
-# patch beside it, byte for byte, cut to what our build needs, and runs
+# patch beside it, byte for byte, cut to what our build needs and run
+# through gofmt, and runs
 # upstream's own tests on the packages the patch changes.
 #
 #   bash third_party/check.sh           # check every copy
@@ -74,6 +75,18 @@ expected_files() {
 	} | sed 's|^\./||' | sort -u
 }
 
+# format_cut TREE WANT: gofmt the Go files of TREE listed in WANT, so a
+# copy passes the gofmt step every tracked .go file does (upstream's
+# formatting predates gofmt's current doc-comment rules in places); it
+# changes layout only, never what compiles. Twice: on some of those
+# comments one gofmt pass leaves work for the next.
+format_cut() {
+	local _
+	for _ in 1 2; do
+		(cd "$1" && grep '\.go$' "$2" | xargs -r gofmt -w)
+	done
+}
+
 # patched_dirs PATCH: the package directories the patch changes.
 patched_dirs() {
 	sed -n 's|^+++ b/||p' "$1" | awk '{ print $1 }' | xargs -n1 dirname | sort -u
@@ -109,6 +122,7 @@ while read -r module version dir; do
 		continue
 	fi
 	expected_files "$a" "$module" >"$work/$name.want"
+	format_cut "$a" "$work/$name.want"
 	if $write; then
 		# go list sees the imports of a package only once the copy holds it:
 		# write until the files needed stop changing.
@@ -118,6 +132,7 @@ while read -r module version dir; do
 			cp "$work/$name.want" "$work/$name.written"
 			list_imports
 			expected_files "$a" "$module" >"$work/$name.want"
+			format_cut "$a" "$work/$name.want"
 			cmp -s "$work/$name.want" "$work/$name.written" && break
 		done
 		log "$dir: written from $module@$version and $patch ($(wc -l <"$work/$name.want") files)"
