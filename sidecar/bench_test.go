@@ -134,7 +134,7 @@ func BenchmarkSidecarRSS(b *testing.B) {
 	}()
 	socket := filepath.Join(socks, "codeloc-v1.sock")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(socket); err == nil {
+		if accepting(socket) {
 			break
 		}
 		if time.Now().After(deadline) {

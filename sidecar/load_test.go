@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -248,7 +249,7 @@ func startBinary(t *testing.T) *sidecarProc {
 	})
 	socket := filepath.Join(socks, "codeloc-v1.sock")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(socket); err == nil {
+		if accepting(socket) {
 			return p
 		}
 		if time.Now().After(deadline) {
@@ -336,4 +337,17 @@ func procStatus(tb testing.TB, pid int, field string) float64 {
 		tb.Fatal(err)
 	}
 	return float64(kb) / 1024
+}
+
+// accepting reports whether the plugin server accepts connections on
+// socket: the file is there from bind(2) on, but a connection is refused
+// until listen(2), so a client that dials as soon as the file shows can
+// be refused (as Argo CD's repo-server can be, and retries).
+func accepting(socket string) bool {
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }

@@ -55,7 +55,7 @@ func TestSIGTERMInFlight(t *testing.T) {
 			"--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics")}, io.Discard, logs)
 	}()
 	socket := filepath.Join(socks, "codeloc-v1.sock")
-	waitUntil(t, "the socket", logs, func() bool { _, err := os.Stat(socket); return err == nil })
+	waitUntil(t, "the socket", logs, func() bool { return accepting(socket) })
 	client := dialSocket(t, socket)
 	streams := make([]cmpapi.ConfigManagementPluginService_GenerateManifestClient, inFlight)
 	for i := range streams {
@@ -188,6 +188,19 @@ func waitUntil(t *testing.T, what string, logs fmt.Stringer, cond func() bool) {
 			t.Fatalf("still waiting for %s; logs:\n%s", what, logs)
 		}
 	}
+}
+
+// accepting reports whether the plugin server accepts connections on
+// socket: the file is there from bind(2) on, but a connection is refused
+// until listen(2), so a client that dials as soon as the file shows can
+// be refused (as Argo CD's repo-server can be, and retries).
+func accepting(socket string) bool {
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // freeAddr is a local TCP address nobody listens on.
