@@ -104,3 +104,5 @@ replace github.com/Masterminds/semver/v3 v3.4.0 => ./third_party/semver
 replace sigs.k8s.io/kustomize/api v0.21.2 => ./third_party/kustomize-api
 
 replace github.com/tetratelabs/wazero v1.12.0 => ./third_party/wazero
+
+replace k8s.io/api v0.37.2 => ./third_party/k8s-api

@@ -87,9 +87,10 @@ format_cut() {
 	done
 }
 
-# patched_dirs PATCH: the package directories the patch changes.
+# patched_dirs PATCH: the package directories the patch changes, adds to
+# or deletes from (a deleted file's new name is /dev/null: read the old).
 patched_dirs() {
-	sed -n 's|^+++ b/||p' "$1" | awk '{ print $1 }' | xargs -n1 dirname | sort -u
+	sed -n -e 's|^+++ b/||p' -e 's|^--- a/||p' "$1" | awk '{ print $1 }' | xargs -n1 dirname | sort -u
 }
 
 list_imports
@@ -151,10 +152,12 @@ while read -r module version dir; do
 		status=1
 		continue
 	fi
-	# Upstream's tests of what the patch changes, on the whole patched release.
+	# Upstream's tests of what the patch changes, on the whole patched release
+	# (-trimpath: the release is in a new temporary folder at each run, and
+	# without it that folder is part of every compilation's cache key).
 	pkgs=$(patched_dirs "$patch" | sed 's|^|./|')
 	# shellcheck disable=SC2086 # one argument per package
-	if ! (cd "$a" && go vet $pkgs && go test -count=1 $pkgs) >"$work/test" 2>&1; then
+	if ! (cd "$a" && go vet -trimpath $pkgs && go test -trimpath -count=1 $pkgs) >"$work/test" 2>&1; then
 		log "$dir: upstream's tests fail:"
 		tail -40 "$work/test" >&2
 		status=1

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,20 +75,14 @@ func TestMethodDeadCodeElimination(t *testing.T) {
 // Every process the stock cmp-server starts would pay it before reading a
 // file; compile at first use (sync.OnceValue) instead.
 func TestNoRegexpAtInit(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", ".").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	checked := 0
-	for line := range strings.Lines(string(out)) {
-		path, rest, _ := strings.Cut(strings.TrimSpace(line), "\t")
-		dir, files, _ := strings.Cut(rest, "\t")
-		if !strings.HasPrefix(path, "github.com/codeloc/codeloc/") && path != "github.com/Masterminds/semver/v3" {
+	for _, pkg := range linkedPackages(t) {
+		if !strings.HasPrefix(pkg.path, "github.com/codeloc/codeloc/") && pkg.path != "github.com/Masterminds/semver/v3" {
 			continue
 		}
-		for _, name := range strings.Fields(files) {
+		for _, name := range pkg.goFiles {
 			checked++
-			for _, pos := range regexpsAtInit(t, filepath.Join(dir, name)) {
+			for _, pos := range regexpsAtInit(t, filepath.Join(pkg.dir, name)) {
 				t.Errorf("%s: compiles a regexp when the process starts: compile it at first use (sync.OnceValue)", pos)
 			}
 		}
@@ -121,8 +116,8 @@ func TestThirdPartyLinked(t *testing.T) {
 			copies[r.Old.Path] = strings.TrimPrefix(r.New.Path, "./")
 		}
 	}
-	if len(copies) < 3 {
-		t.Fatalf("go.mod replaces %d modules with a copy under third_party/, want semver's, kustomize/api's and wazero's", len(copies))
+	if len(copies) < 4 {
+		t.Fatalf("go.mod replaces %d modules with a copy under third_party/, want semver's, kustomize/api's, wazero's and k8s.io/api's", len(copies))
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{with .Module}}{{.Path}}\t{{.Dir}}{{end}}", ".").Output()
 	if err != nil {
@@ -145,6 +140,52 @@ func TestThirdPartyLinked(t *testing.T) {
 			t.Errorf("cmd/codeloc links nothing of %s: drop %s and its replace", path, dir)
 		}
 	}
+}
+
+// TestNoSwaggerMapsAtInit checks that no k8s.io/api package cmd/codeloc
+// links builds its Swagger documentation maps when the process starts: each
+// types_swagger_doc_generated.go holds one package-level map per type, built
+// by the package's init for a SwaggerDoc method nothing here calls (8 % of
+// the start-up's instructions for the 15 packages of 2026-12). The copy in
+// third_party/k8s-api drops those files; a package the build starts to link
+// brings its file back until k8s-api.patch deletes it too.
+func TestNoSwaggerMapsAtInit(t *testing.T) {
+	checked := 0
+	for _, pkg := range linkedPackages(t) {
+		if !strings.HasPrefix(pkg.path, "k8s.io/api/") {
+			continue
+		}
+		checked++
+		if slices.Contains(pkg.goFiles, "types_swagger_doc_generated.go") {
+			t.Errorf("%s: cmd/codeloc links %s's Swagger maps, built at every start: delete the file in third_party/k8s-api.patch and run bash third_party/check.sh --write",
+				filepath.Join(pkg.dir, "types_swagger_doc_generated.go"), pkg.path)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("cmd/codeloc links no k8s.io/api package: go list's output changed?")
+	}
+}
+
+// linkedPackage is a package cmd/codeloc links, as go list names it.
+type linkedPackage struct {
+	path, dir string
+	goFiles   []string // the non-test Go files the build compiles
+}
+
+// linkedPackages lists the packages cmd/codeloc links on this platform.
+func linkedPackages(t *testing.T) []linkedPackage {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []linkedPackage
+	for line := range strings.Lines(string(out)) {
+		path, rest, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		dir, files, _ := strings.Cut(rest, "\t")
+		pkgs = append(pkgs, linkedPackage{path: path, dir: dir, goFiles: strings.Fields(files)})
+	}
+	return pkgs
 }
 
 // regexpsAtInit returns the positions of the regexp compilations in file
