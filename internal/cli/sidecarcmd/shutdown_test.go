@@ -55,11 +55,13 @@ func TestSIGTERMInFlight(t *testing.T) {
 			"--metrics-addr", strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics")}, io.Discard, logs)
 	}()
 	socket := filepath.Join(socks, "codeloc-v1.sock")
-	waitUntil(t, "the socket", logs, func() bool { return accepting(socket) })
+	waitUntil(t, "the socket", logs, func() bool { _, err := os.Stat(socket); return err == nil })
 	client := dialSocket(t, socket)
 	streams := make([]cmpapi.ConfigManagementPluginService_GenerateManifestClient, inFlight)
 	for i := range streams {
-		st, err := client.GenerateManifest(context.Background())
+		// WaitForReady: bind(2) creates the socket file before listen(2), so
+		// the first dial may be refused; gRPC dials again instead of failing.
+		st, err := client.GenerateManifest(context.Background(), grpc.WaitForReady(true))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,19 +190,6 @@ func waitUntil(t *testing.T, what string, logs fmt.Stringer, cond func() bool) {
 			t.Fatalf("still waiting for %s; logs:\n%s", what, logs)
 		}
 	}
-}
-
-// accepting reports whether the plugin server accepts connections on
-// socket: the file is there from bind(2) on, but a connection is refused
-// until listen(2), so a client that dials as soon as the file shows can
-// be refused (as Argo CD's repo-server can be, and retries).
-func accepting(socket string) bool {
-	c, err := net.Dial("unix", socket)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
 }
 
 // freeAddr is a local TCP address nobody listens on.
